@@ -73,6 +73,11 @@ def N_(message: str) -> str:
     return message
 
 
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """The form of a counted message that fits ``n`` ("1 rule", "2 rules"); Chinese has one form."""
+    return _translation.ngettext(singular, plural, n)
+
+
 def translate_in(domain: str, message: str, localedir: Path | None = None) -> str:
     """Translate a plugin's catalog text from its own gettext domain (falls back to ours).
 

@@ -250,8 +250,10 @@ def asker_line(question: Question, *, ascii_only: bool = False) -> str:
         return _("MCP server '{server}' asks:").format(server=visible(question.mcp_server, one_line=True,
                                                                        ascii_only=ascii_only))
     who = question.asked_by if question.asked_by not in ("", "agent") else ""
-    suffix = f" ({visible(who, one_line=True, ascii_only=ascii_only)})" if who else ""
-    return _("The agent{who} asks:").format(who=suffix)
+    if not who:
+        return _("The agent asks:")
+    # The question dialog's own words, brackets included: ASCII ones glued to Chinese read as code.
+    return _("The agent ({scope}) asks:").format(scope=visible(who, one_line=True, ascii_only=ascii_only))
 
 
 def looks_secret(name: str, spec: dict[str, Any]) -> bool:

@@ -104,30 +104,15 @@ class MCPTool(Tool):
         # Cancelling this future (the caller was cancelled, or Stop set ctx.cancel_event)
         # cancels the request on the manager's loop, which sends notifications/cancelled.
         call = self._manager.submit_call(self.server, self.name, self.original_name, dict(params), ctx)
-        loop = asyncio.get_running_loop()
-        stopped = False
-        handle: asyncio.TimerHandle | None = None
-
-        def watch() -> None:
-            nonlocal handle, stopped
-            if call.done():
-                return
-            if ctx.cancel_event.is_set():
-                stopped = True
-                call.cancel()
-            else:
-                handle = loop.call_later(_CANCEL_POLL_SECONDS, watch)
-
-        handle = loop.call_later(_CANCEL_POLL_SECONDS, watch)
+        stop = _StopWatch(ctx, call)
         try:
             return await call
         except asyncio.CancelledError:
-            if stopped:
-                raise CancelledByUser(for_person(f"{self.name} was cancelled", N_("You stopped this call."))) from None
+            if stop.stopped:
+                raise _stopped_by_person(self.name) from None
             raise
         finally:
-            if handle is not None:
-                handle.cancel()
+            stop.close()
             call.cancel()
 
 
@@ -137,28 +122,46 @@ async def _stoppable_here(call: Coroutine[Any, Any, ToolResult], ctx: ToolExecut
     withdrawn (``notifications/cancelled``), and the call ends as the person's cancel."""
     task = asyncio.current_task()
     assert task is not None
-    loop = asyncio.get_running_loop()
-    stopped = False
-    handle: asyncio.TimerHandle | None = None
-
-    def watch() -> None:  # runs only while this task waits in ``call``: the one place it yields
-        nonlocal handle, stopped
-        if ctx.cancel_event.is_set():
-            stopped = True
-            task.cancel()
-        else:
-            handle = loop.call_later(_CANCEL_POLL_SECONDS, watch)
-
-    handle = loop.call_later(_CANCEL_POLL_SECONDS, watch)
+    # The watch runs only while this task waits in ``call``: the one place it yields.
+    stop = _StopWatch(ctx, task)
     try:
         return await call
     except asyncio.CancelledError:
         # Ours alone (nobody else cancelled the task meanwhile): the person's stop, not the caller's.
-        if stopped and task.uncancel() == 0:
-            raise CancelledByUser(for_person(f"{name} was cancelled", N_("You stopped this call."))) from None
+        if stop.stopped and task.uncancel() == 0:
+            raise _stopped_by_person(name) from None
         raise
     finally:
-        handle.cancel()
+        stop.close()
+
+
+class _StopWatch:
+    """Looks at ``ctx.cancel_event`` (set from another thread on Stop) every
+    ``_CANCEL_POLL_SECONDS`` on the running loop, and cancels ``waited`` (the call's future, or
+    the task awaiting it) once it is set; ``stopped`` says the person's Stop did it."""
+
+    def __init__(self, ctx: ToolExecutionContext, waited: asyncio.Future[Any]) -> None:
+        self.stopped = False
+        self._ctx = ctx
+        self._waited = waited
+        self._loop = asyncio.get_running_loop()
+        self._handle = self._loop.call_later(_CANCEL_POLL_SECONDS, self._look)
+
+    def _look(self) -> None:
+        if self._waited.done():
+            return
+        if self._ctx.cancel_event.is_set():
+            self.stopped = True
+            self._waited.cancel()
+        else:
+            self._handle = self._loop.call_later(_CANCEL_POLL_SECONDS, self._look)
+
+    def close(self) -> None:
+        self._handle.cancel()
+
+
+def _stopped_by_person(name: str) -> CancelledByUser:
+    return CancelledByUser(for_person(f"{name} was cancelled", N_("You stopped this call.")))
 
 
 def make_tool(

@@ -17,6 +17,9 @@ class Blocked(enum.StrEnum):
     NETWORK = "network"
     UNIX_SOCKET = "unix_socket"
     HIDDEN_PATH = "hidden_path"
+    #: A mount point renamed, replaced or removed: the sandbox binds the folders above a hidden
+    #: place (and ``.git``, the read-only places) onto themselves so that they stay put.
+    KEPT_IN_PLACE = "kept_in_place"
 
     @property
     def english(self) -> str:
@@ -29,6 +32,8 @@ _ENGLISH = {
     Blocked.NETWORK: "network access (the sandbox has no network, or the host is not an allowed domain)",
     Blocked.UNIX_SOCKET: "connecting to a local socket (D-Bus, docker.sock, ssh-agent...)",
     Blocked.HIDDEN_PATH: "reading a hidden folder (keys, credentials, Echo Desk's own data)",
+    Blocked.KEPT_IN_PLACE: "moving, replacing or removing a folder the sandbox keeps in place (it holds a hidden "
+                           "place, or is .git or a read-only place)",
 }
 
 _SIGNS: tuple[tuple[Blocked, re.Pattern[str]], ...] = (
@@ -37,6 +42,7 @@ _SIGNS: tuple[tuple[Blocked, re.Pattern[str]], ...] = (
         r"Network is unreachable|ENETUNREACH|Temporary failure in name resolution|Could not resolve host"
         r"|Name or service not known|getaddrinfo|proxy refused|403 Forbidden.*echo-desk-proxy", re.I)),
     (Blocked.UNIX_SOCKET, re.compile(r"AF_UNIX|docker\.sock|dbus|Cannot connect to the Docker daemon", re.I)),
+    (Blocked.KEPT_IN_PLACE, re.compile(r"Device or resource busy|EBUSY", re.I)),
 )
 
 

@@ -90,6 +90,9 @@ class Inventory:
     #: A protected place's links to the workspace itself or a folder holding it, with where they
     #: lead (``linked.Finder.holds_workspace``): ``launch`` refuses the command.
     protected_links_to_workspace: tuple[tuple[str, str], ...] = ()
+    #: A hidden place's links to ``/`` or a folder holding the home folder, with where they lead
+    #: (``linked.Finder.hidden_holds_home``): ``launch`` refuses the command.
+    hidden_links_holding_home: tuple[tuple[str, str], ...] = ()
 
 
 def _global_configs(home: Path) -> list[str]:
@@ -195,7 +198,7 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
                      tuple(dict.fromkeys(landing.path for landing in hidden_landings if landing.exists)),
                      tuple(finder.cut), tuple(finder.too_far),
                      tuple(dict.fromkeys((landing.link, landing.path) for landing in hidden_landings if landing.link)),
-                     tuple(finder.too_far_protected), tuple(finder.holds_workspace))
+                     tuple(finder.too_far_protected), tuple(finder.holds_workspace), tuple(finder.hidden_holds_home))
 
 
 def _linked_from_moved_secrets(home: Path, base: str, found: repositories.Found,

@@ -192,6 +192,23 @@ def _own_folders_in_tmp(paths: list[str]) -> list[Path]:
     return found
 
 
+def _in_private_tmp(top: Path) -> list[str]:
+    """How a folder (or file) of /tmp the program runs from appears in the sandbox's own /tmp.
+    bwrap binds what a link leads to under the link's name, where no hidden place is hidden
+    (``/tmp/x -> ~`` showed ``/tmp/x/.ssh`` whole): a link is made again, as the same link,
+    and leads where the sandbox shows it. Only what the person owns is bound: another user
+    could swap theirs for a link between this look and the bind (``/tmp`` is shared)."""
+    try:
+        st = os.lstat(top)
+    except OSError:
+        return []
+    if stat.S_ISLNK(st.st_mode):
+        return ["--symlink", os.readlink(top), str(top)]
+    if st.st_uid != os.geteuid() or not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+        return []
+    return ["--ro-bind", str(top), str(top)]
+
+
 def _hide(path: Path, *, holds_workspace: bool = False) -> list[str]:
     # A folder becomes an empty tmpfs (left writable only when a workspace is bound inside it
     # later, so its mount point can be made); a file becomes an empty, read-only file.
@@ -238,6 +255,7 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     listed = [*(p for home in (spec.home, *own_homes) for p in _always_hidden(home, environs, found)), *spec.hidden]
     hidden = existing_real([*listed, *(Path(p) for inv in found for p in inv.hidden)])
     leading = _leading_links(found, listed)
+    _refuse_hidden_links_holding_home(found, listed)
     _refuse_hiding_what_runs(hidden, environment, spec.home, environs, leading)
     _refuse_links_too_far(found)
     _refuse_protected_links_to_workspace(found)
@@ -352,6 +370,22 @@ def _refuse_hiding_what_runs(hidden: list[Path], environment: Mapping[str, str],
         if any(is_under(folder, path) for folder in needed):
             raise HiddenSystemFolder(path, tuple(hidden_list.naming(home, environs, str(path))),
                                      links.get(str(path), ()))
+
+
+def _refuse_hidden_links_holding_home(found: list[inventory.Inventory], listed: list[Path]) -> None:
+    """A hidden place that leads through a link to ``/`` or a folder holding the home folder
+    (``~/.ssh/home -> ~``): hidden, no command could find its programs' settings (or programs);
+    left in view, as it was, whatever the place reaches there was readable (``IdentityFile
+    ~/.ssh/home/key`` is ``~/key``). Refused, naming the link (fail closed)."""
+    links: dict[str, dict[str, None]] = {}
+    for inv in found:
+        for link, real in inv.hidden_links_holding_home:
+            links.setdefault(real, {})[f"{link} → {real}"] = None
+    for path in listed:  # (``existing_real`` drops ``/``: a place that is a link to it was left in view)
+        if os.path.realpath(path) == "/" and os.path.lexists(path) and str(path) != "/":
+            links.setdefault("/", {})[f"{path} → /"] = None
+    for real, named in links.items():
+        raise HiddenSystemFolder(Path(real), (), tuple(named))
 
 
 class LinksTooFar(ValueError):
@@ -483,11 +517,16 @@ def _mounts(spec: SandboxSpec, command: list[str], writable: list[Path], hidden:
     read-only (the order matters: a later mount covers an earlier one)."""
     argv: list[str] = []
     for folder in _own_folders_in_tmp([command[0], *spec.runs_from, *(_FORWARDER_NEEDS if spec.proxied else ())]):
-        argv += ["--ro-bind", str(folder), str(folder)]
+        argv += _in_private_tmp(folder)
     for path in hidden:
         if not any(is_under(path, w) for w in writable):
             argv += _hide(path, holds_workspace=any(is_under(w, path) for w in writable))
     for folder in writable:
+        argv += ["--bind", str(folder), str(folder)]
+    for folder in _holding_hidden(hidden, writable):
+        # A mount point cannot be renamed: without this, 'mv ~/.config ~/.cfg' (the home folder
+        # as the workspace) takes the hidden ~/.config/gcloud along, and the next command, whose
+        # list names ~/.config/gcloud, reads ~/.cfg/gcloud.
         argv += ["--bind", str(folder), str(folder)]
     for gitdir in existing_real(Path(g) for inv in found for g in inv.self_bound):
         if any(is_under(gitdir, w) for w in writable):
@@ -503,6 +542,19 @@ def _mounts(spec: SandboxSpec, command: list[str], writable: list[Path], hidden:
         if any(is_under(path, w) for w in writable):
             argv += _hide(path)
     return argv
+
+
+def _holding_hidden(hidden: list[Path], writable: list[Path]) -> list[Path]:
+    """The folders of a workspace between it and a hidden place inside it (``~/.config`` for
+    ``~/.config/gcloud`` with the home folder open), shallowest first: each is bound onto itself,
+    so the command can neither rename nor replace it (the hidden place is a mount point itself)."""
+    found: dict[Path, None] = {}
+    for path in hidden:
+        for folder in writable:
+            if is_under(path, folder) and path != folder:
+                for parent in reversed(path.relative_to(folder).parents[:-1]):
+                    found.setdefault(folder / parent, None)
+    return sorted(found, key=lambda p: len(p.parts))
 
 
 def _missing_protected(found: list[inventory.Inventory], writable: list[Path]) -> list[Placeholder]:

@@ -150,6 +150,10 @@ class Finder:
         #: program may run, which cannot be kept read-only without the whole workspace (``launch``
         #: refuses the command). A link into a subfolder lands (that subfolder is kept read-only).
         self.holds_workspace: list[tuple[str, str]] = [] if shared is None else shared.holds_workspace
+        #: A hidden place's links below it to ``/`` or a folder holding the home folder, with where
+        #: they lead: hiding that would hide every command's programs or settings, and leaving it in
+        #: view shows whatever the place reaches through them (``launch`` refuses the command).
+        self.hidden_holds_home: list[tuple[str, str]] = [] if shared is None else shared.hidden_holds_home
 
     def _lands(self, real: str, whole: bool) -> bool:
         """Whether ``real`` is in the workspace; the workspace itself only when ``whole``."""
@@ -161,11 +165,13 @@ class Finder:
         ``/srv/dotfiles`` or ``~/dotfiles`` (not opened) and linked into ``~/.ssh`` would be read
         there by its real name. A protected place's link to a folder there is walked for links in
         turn (``~/.vim/plugin/shared -> /srv/vim`` holding ``x.vim -> ~/dotfiles/x.vim``: Vim
-        runs the workspace's file). Not what must stay in view for any command to run: ``/``, a
-        folder holding the home folder or the workspace (the places below them are looked at
-        themselves), and the sandbox's own ``/dev``, ``/proc`` and ``/tmp``
-        (``known_hosts -> /dev/null`` is common; the real ones are not what the command sees)."""
-        if real == "/" or _inside(self.base, real) or _inside(self.home, real):
+        runs the workspace's file). Not ``/`` or a folder holding the home folder (a hidden place's
+        link there is refused: ``hidden_holds_home``), nor the sandbox's own ``/dev``, ``/proc`` and
+        ``/tmp`` (``known_hosts -> /dev/null`` is common; the real ones are not what the command
+        sees). A hidden place's link to a folder holding the workspace is hidden around it (what
+        else the place reaches there was readable before); a protected place's is refused
+        (``holds_workspace``)."""
+        if _inside(self.home, real):
             return False
         return not any(_inside(real, own) for own in SANDBOX_OWN)
 
@@ -249,7 +255,7 @@ class Finder:
         already (a circle of links, or a link to a folder the walk reaches anyway). A landing in
         the workspace too: it is read-only (or hidden), what its links lead to is not. What
         ``_followed_outside`` leaves in view is never walked."""
-        return (real != self.base and not any(_inside(real, done) for done in walked)
+        return (not _inside(self.base, real) and not any(_inside(real, done) for done in walked)
                 and os.path.isdir(real))
 
     def _walk(self, folder: str, why: str, whole: bool) -> tuple[list[Landing], list[str], int]:
@@ -271,6 +277,9 @@ class Finder:
                 real = self._realpath(link)
                 if not whole and _inside(self.base, real):
                     self._hold(link, real)
+                elif whole and _inside(self.home, real) and not any(_inside(real, own) for own in SANDBOX_OWN):
+                    if (link, real) not in self.hidden_holds_home:
+                        self.hidden_holds_home.append((link, real))
                 elif self._lands(real, whole) or (whole and self._followed_outside(real)):
                     found.append(Landing(real, os.path.lexists(real), why, link))
                 elif not whole and self._followed_outside(real):

@@ -18,6 +18,11 @@ numbers mean other things. ``socketpair`` stays allowed for streams and sequence
 (asyncio and multiprocessing need it; a connected pair cannot be connected elsewhere), not for
 datagrams: a datagram Unix socket can ``sendto`` or be ``connect``-ed to any datagram socket the
 read-only root shows (the journal, syslog, systemd's notify socket, an application's own).
+The terminal ioctls ``TIOCSTI`` (push characters into a terminal's input, which its shell then
+runs) and ``TIOCLINUX`` (a console's selection: copy and paste) are refused too. ``--new-session``
+already leaves a command no controlling terminal, and no spawner hands it one; this holds should
+either change (tested: without ``--new-session``, ``/dev/tty`` reached the terminal Echo Desk was
+started from, and a ``TIOCSTI`` there typed into it).
 """
 
 from __future__ import annotations
@@ -45,6 +50,9 @@ RET_ALLOW = 0x7FFF0000
 #: The socket families a command may open (linux/socket.h): AF_INET, AF_INET6, AF_NETLINK.
 ALLOWED_FAMILIES = (2, 10, 16)
 X32_SYSCALL_BIT = 0x40000000
+#: The terminal ioctls refused (asm-generic/ioctls.h, the same on x86-64 and arm64): TIOCSTI,
+#: TIOCLINUX. The kernel reads the request as a 32-bit number, so only the low word is compared.
+TERMINAL_IOCTLS = (0x5412, 0x541C)
 #: S_ISUID | S_ISGID.
 SET_ID_BITS = 0o6000
 #: O_CREAT | __O_TMPFILE (the same on x86-64 and arm64): only then does open read its mode.
@@ -61,6 +69,7 @@ class Arch:
     socket: int
     socketpair: int
     io_uring_setup: int
+    ioctl: int
     x32: bool
     #: add_key, request_key, keyctl.
     keys: tuple[int, ...] = ()
@@ -73,11 +82,11 @@ class Arch:
 #: AUDIT_ARCH_* values and system-call numbers (asm/unistd_64.h, asm-generic/unistd.h).
 ARCHES = {
     # open, creat, chmod, fchmod, mknod, openat, mknodat, fchmodat, fchmodat2.
-    "x86_64": Arch(audit=0xC000003E, socket=41, socketpair=53, io_uring_setup=425, x32=True, keys=(248, 249, 250),
+    "x86_64": Arch(audit=0xC000003E, socket=41, socketpair=53, io_uring_setup=425, ioctl=16, x32=True, keys=(248, 249, 250),
                    modes=((2, 2, 1), (85, 1, -1), (90, 1, -1), (91, 1, -1), (133, 1, -1), (257, 3, 2),
                           (259, 2, -1), (268, 2, -1), (452, 2, -1))),
     # openat, mknodat, fchmod, fchmodat, fchmodat2 (no open, creat, chmod or mknod there).
-    "aarch64": Arch(audit=0xC00000B7, socket=198, socketpair=199, io_uring_setup=425, x32=False, keys=(217, 218, 219),
+    "aarch64": Arch(audit=0xC00000B7, socket=198, socketpair=199, io_uring_setup=425, ioctl=29, x32=False, keys=(217, 218, 219),
                     modes=((56, 3, 2), (33, 2, -1), (52, 1, -1), (53, 2, -1), (452, 2, -1))),
 }
 
@@ -111,6 +120,7 @@ def program(machine: str | None = None) -> bytes:
     code += [_insn(BPF_JEQ_K, arch.openat2, jt=0, jf=1), _insn(BPF_RET_K, RET_ERRNO | errno.ENOSYS)]
     for number, mode_arg, flags_arg in arch.modes:
         code += _refuse_set_id(number, mode_arg, flags_arg)
+    code += _refuse_terminal_ioctls(arch.ioctl)
     code += [
         # socketpair(): its type (the low word of the second argument, less its flags) must not be
         # SOCK_DGRAM, else EACCES.
@@ -149,6 +159,16 @@ def _refuse_set_id(number: int, mode_arg: int, flags_arg: int) -> list[bytes]:
         check_mode = [_insn(BPF_LD_W_ABS, OFFSET_ARG0_LOW + 8 * flags_arg),
                       _insn(BPF_JSET_K, CREATES, jt=0, jf=len(check_mode) - 1), *check_mode]
     return [_insn(BPF_JEQ_K, number, jt=0, jf=len(check_mode)), *check_mode]
+
+
+def _refuse_terminal_ioctls(number: int) -> list[bytes]:
+    """For ``ioctl``: EPERM when its request (the second argument's low word) is one of
+    ``TERMINAL_IOCTLS``, else allowed (no later rule is about it)."""
+    checks = [_insn(BPF_LD_W_ABS, OFFSET_ARG0_LOW + 8)]
+    for index, request in enumerate(TERMINAL_IOCTLS):
+        checks.append(_insn(BPF_JEQ_K, request, jt=len(TERMINAL_IOCTLS) - index, jf=0))
+    checks += [_insn(BPF_RET_K, RET_ALLOW), _insn(BPF_RET_K, RET_ERRNO | errno.EPERM)]
+    return [_insn(BPF_JEQ_K, number, jt=0, jf=len(checks)), *checks]
 
 
 def program_fd(machine: str | None = None) -> int:

@@ -126,6 +126,12 @@ def test_form_answers_that_do_not_fit_say_why_in_chinese(chinese: None) -> None:
 def test_who_asks_is_said_in_chinese(chinese: None) -> None:
     assert asker_line(Question(prompt="?", mcp_server="files")) == "MCP 服务器“files”询问："
     assert asker_line(Question(prompt="?")) == "智能体询问："
+    # A sub-agent's name in the language's own brackets, not " (researcher)" glued to Chinese.
+    assert asker_line(Question(prompt="?", asked_by="researcher")) == "智能体（researcher）询问："
+
+
+def test_who_asks_names_a_sub_agent_in_english() -> None:
+    assert asker_line(Question(prompt="?", asked_by="researcher")) == "The agent (researcher) asks:"
 
 
 def test_the_gateways_help_is_in_the_persons_language(tmp_path: Path) -> None:

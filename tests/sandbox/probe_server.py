@@ -1,9 +1,11 @@
 """A minimal stdio MCP server (no SDK) with one tool, ``probe``: it tries to read and to write
 the paths it is given and reports what happened, and shows its environment. For checking that
-a sandboxed server is contained."""
+a sandboxed server is contained. It also lists the descriptors every process it can see holds,
+and tries to connect to the Unix sockets it is given (``@name``: an abstract one)."""
 
 import json
 import os
+import socket
 import sys
 import urllib.error
 import urllib.request
@@ -37,6 +39,38 @@ def fetch(url):
         return f"failed:{exc}"
 
 
+def descriptors():
+    found = {}
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            held = {fd: _target(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+        except OSError:
+            continue
+        found[pid] = {fd: target for fd, target in held.items() if target is not None}
+    return found
+
+
+def _target(path):
+    try:
+        return os.readlink(path)
+    except OSError:  # the listing's own descriptor, closed by now
+        return None
+
+
+def connect(address):
+    try:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    except OSError as exc:
+        return f"refused:{exc.strerror}"
+    try:
+        sock.connect("\0" + address[1:] if address.startswith("@") else address)
+        return "connected"
+    except OSError as exc:
+        return f"failed:{exc.strerror}"
+    finally:
+        sock.close()
+
+
 def handle(msg):
     method, rid, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
     if method == "initialize":
@@ -44,13 +78,15 @@ def handle(msg):
             "protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "probe", "version": "1"}}})
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [{"name": "probe", "description": "Probe.",
-              "inputSchema": {"type": "object", "properties": {"read": {"type": "array"}, "write": {"type": "array"}, "fetch": {"type": "array"}}}}]}})
+              "inputSchema": {"type": "object", "properties": {"read": {"type": "array"}, "write": {"type": "array"}, "fetch": {"type": "array"},
+                                                                 "connect": {"type": "array"}}}}]}})
     elif method == "tools/call":
         args = params.get("arguments") or {}
         report = {"read": {p: attempt("read", p) for p in args.get("read", [])},
                   "write": {p: attempt("write", p) for p in args.get("write", [])},
                   "fetch": {u: fetch(u) for u in args.get("fetch", [])},
-                  "env": dict(os.environ), "cwd": os.getcwd()}
+                  "connect": {a: connect(a) for a in args.get("connect", [])},
+                  "env": dict(os.environ), "cwd": os.getcwd(), "fds": descriptors()}
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": json.dumps(report)}]}})
     elif rid is not None:
         send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}})

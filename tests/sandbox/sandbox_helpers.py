@@ -12,6 +12,7 @@ import http.server
 import os
 import secrets
 import shutil
+import socket
 import stat
 import subprocess
 import tempfile
@@ -229,6 +230,41 @@ def loopback_site(name: str, body: bytes) -> Iterator[LoopbackSite]:
         srv.shutdown()
         srv.server_close()
 
+
+
+class Listener:
+    """A socket server of the test's (a service of the host or of the person's session) that counts
+    the connections it accepted. ``bound`` makes one; a listening socket made elsewhere (Echo Desk's
+    own gateway socket) is taken as it is."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.sock.settimeout(0.1)
+        self.accepted = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    @classmethod
+    def bound(cls, family: int, address: object) -> Listener:
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.bind(address)
+        sock.listen(8)
+        return cls(sock)
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except (TimeoutError, OSError):
+                continue
+            self.accepted += 1
+            conn.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(2)
+        self.sock.close()
 
 
 def _mode_of(path: Any, dir_fd: int | None = None) -> int:

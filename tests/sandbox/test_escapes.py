@@ -15,13 +15,12 @@ import socket
 import stat
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
+from sandbox_helpers import Jail, Listener, context, requires_bwrap, run, tool_with
 
 pytestmark = requires_bwrap
 
@@ -157,42 +156,14 @@ async def test_only_the_sandboxs_own_loopback_is_seen(jail: Jail) -> None:
     assert interfaces == ["lo"], result.output
 
 
-class _Listener:
-    """A loopback TCP or Unix socket server of the test that counts the connections it accepted."""
-
-    def __init__(self, family: int, address: object) -> None:
-        self.sock = socket.socket(family, socket.SOCK_STREAM)
-        self.sock.bind(address)
-        self.sock.listen(8)
-        self.sock.settimeout(0.1)
-        self.accepted = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except (TimeoutError, OSError):
-                continue
-            self.accepted += 1
-            conn.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(2)
-        self.sock.close()
-
-
 @pytest.fixture
-def tcp_listener() -> Iterator[_Listener]:
-    listener = _Listener(socket.AF_INET, ("127.0.0.1", 0))
+def tcp_listener() -> Iterator[Listener]:
+    listener = Listener.bound(socket.AF_INET, ("127.0.0.1", 0))
     yield listener
     listener.close()
 
 
-async def test_a_loopback_tcp_service_of_the_host_is_unreachable(jail: Jail, tcp_listener: _Listener) -> None:
+async def test_a_loopback_tcp_service_of_the_host_is_unreachable(jail: Jail, tcp_listener: Listener) -> None:
     port = tcp_listener.sock.getsockname()[1]
     probe = (f"{PY} \"import socket; s=socket.create_connection(('127.0.0.1', {port}), 2); print('CONNECTED')\"; "
              f"echo > /dev/tcp/127.0.0.1/{port} 2>&1; true")
@@ -204,7 +175,7 @@ async def test_a_loopback_tcp_service_of_the_host_is_unreachable(jail: Jail, tcp
 
 async def test_a_unix_socket_of_the_host_is_unreachable(jail: Jail) -> None:
     path = jail.outside / "test.sock"
-    listener = _Listener(socket.AF_UNIX, str(path))
+    listener = Listener.bound(socket.AF_UNIX, str(path))
     try:
         probe = (f"{PY} \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('{path}'); print('CONNECTED')\"; "
                  f"{PY} \"import socket; a, b = socket.socketpair(); a.send(b'pair-ok'); print(b.recv(9).decode())\"")

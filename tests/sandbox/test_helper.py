@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from sandbox_helpers import requires_bwrap
 
 from echo_desk.sandbox import forwarder, reaper
 from echo_desk.sandbox.helper import helper_command
@@ -60,6 +61,37 @@ def test_what_a_program_runs_from_under_tmp_stays_visible_and_nothing_else(tmp_p
     finally:
         shutil.rmtree(own)
         shutil.rmtree(other)
+
+
+@requires_bwrap
+def test_a_folder_of_tmp_the_program_runs_from_that_is_a_link_shows_no_hidden_place(tmp_path: Path) -> None:
+    """``/tmp/x -> ~`` with the server's script in ``~/bin``: bwrap bound ``~`` itself at
+    ``/tmp/x``, where no hidden place was hidden (tested: ``cat /tmp/x/.ssh/id_ed25519`` printed
+    the key). The link is made again inside, and leads where the sandbox shows the disk."""
+    import shutil
+    import tempfile
+
+    from echo_desk.sandbox import SandboxSpec, prepare
+
+    home = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="echo-desk-home-"))
+    link = Path(tempfile.mkdtemp(dir="/tmp", prefix="echo-desk-link-"))
+    try:
+        link.rmdir()
+        link.symlink_to(home)
+        (home / ".ssh").mkdir()
+        (home / ".ssh" / "id_ed25519").write_text("tmp-link-key-canary\n")
+        (home / "bin").mkdir()
+        (home / "bin" / "server.sh").write_text("echo server-ran\n")
+        spec = SandboxSpec(writable=(tmp_path,), cwd=tmp_path, home=home, runs_from=(str(link / "bin" / "server.sh"),),
+                           guard_missing=False, check_after=False)
+        command = ["/bin/sh", "-c", f"sh {link}/bin/server.sh; cat {link}/.ssh/id_ed25519"]
+        launch = prepare(spec, command, shutil.which("bwrap") or "bwrap", seccomp_file=tmp_path / "seccomp.bpf")
+        done = subprocess.run(launch.argv, env=launch.env, capture_output=True, text=True, timeout=60)
+        assert "server-ran" in done.stdout, done.stderr
+        assert "tmp-link-key-canary" not in done.stdout + done.stderr
+    finally:
+        link.unlink()
+        shutil.rmtree(home)
 
 
 def test_the_persons_library_path_is_passed_on_but_not_a_preload() -> None:

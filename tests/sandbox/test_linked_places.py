@@ -358,16 +358,47 @@ async def test_a_key_a_hidden_places_link_leads_to_outside_the_workspace_stays_h
 
 
 async def test_what_must_stay_in_view_is_not_hidden_through_a_hidden_places_link(jail: Jail) -> None:
-    """``known_hosts -> /dev/null`` is common, and a link to the home folder or to ``/`` would
-    hide everything: those are left in view (what they hold that is hidden is hidden itself)."""
+    """``known_hosts -> /dev/null`` is common: the sandbox gives the command its own ``/dev``."""
     _link(jail.home / ".ssh" / "known_hosts", "/dev/null")
-    _link(jail.home / ".ssh" / "home", jail.home)
-    _link(jail.home / ".ssh" / "root", "/")
     (jail.home / "notes.txt").write_text("plain-notes\n")
     result = await run(tool_with(), {"command": f"echo x > /dev/null && cat {jail.home / 'notes.txt'} && echo done"},
                        context(jail.workspace))
     assert result.success, result.output
     assert "plain-notes" in result.output and "done" in result.output
+
+
+@pytest.mark.parametrize("to", ["the home folder", "a folder holding it", "/"])
+async def test_a_hidden_places_link_to_what_holds_the_home_folder_refuses_the_command(jail: Jail, to: str) -> None:
+    """``~/.ssh/home -> ~`` (or ``-> /``) was left in view, so what the place reaches through it
+    was readable (``IdentityFile ~/.ssh/home/id_home`` is ``~/id_home``: tested, a sandboxed
+    ``cat`` printed it). Hiding it would hide every command's programs and settings: not run, and
+    the error names the link, in the person's language too."""
+    real = {"the home folder": str(jail.home), "a folder holding it": str(jail.base), "/": "/"}[to]
+    _link(jail.home / ".ssh" / "home", real)
+    (jail.home / "id_home").write_text("home-key-canary\n")
+    marker = jail.workspace / "ran"
+    result = await run(tool_with(), {"command": f"cat {jail.home / 'id_home'}; touch {marker}"},
+                       context(jail.workspace))
+    assert not result.success and result.error.startswith("not run"), result.output
+    assert "home-key-canary" not in result.output and not marker.exists()
+    assert f"{jail.home / '.ssh' / 'home'} → {real}" in shown_in_chinese(result.error)
+
+
+async def test_a_hidden_places_link_to_a_folder_holding_the_workspace_hides_it_around_the_workspace(
+        jail: Jail) -> None:
+    """``~/.ssh/sync -> ~/sync`` with ``~/sync/project`` open: ``~/sync`` was left in view, and a
+    sandboxed ``cat ~/sync/id_sync`` printed the key ssh reads as ``~/.ssh/sync/id_sync``. It is
+    hidden now, as a hidden place holding the workspace is: all of it but the workspace."""
+    sync = jail.home / "sync"
+    project = sync / "project"
+    project.mkdir(parents=True)
+    (sync / "id_sync").write_text("sync-key-canary\n")
+    _link(jail.home / ".ssh" / "sync", sync, relative=True)
+    result = await run(tool_with(), {"command": f"cat {sync / 'id_sync'}; echo kept > made && cat made"},
+                       context(project))
+    assert result.metadata["sandbox"]["sandboxed"] is True
+    assert "sync-key-canary" not in result.output and "kept" in result.output, result.output
+    assert (project / "made").read_text() == "kept\n"
 
 
 @pytest.mark.parametrize("where", ["a folder outside the workspace", "a folder in the workspace",

@@ -97,6 +97,12 @@ def _without_terms_holding(text: str, variant: str) -> str:
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff"
 _FULL_WIDTH_AFTER = "\u3000-\u303f\uff00-\uffef“”‘’"
+#: Placeholders that hold words already in the person's language or text in “”: a translated label
+#: ({kind} 文件, {default} 询问), a sentence ({reason}, {fix}), a quoted pattern ({rule}, {what}).
+#: They sit against Chinese with no space; every other placeholder holds a name, a path or a number
+#: ("Cursor", "shop.py", "3"), which Chinese text keeps a space from, as it does Latin text.
+_HOLDS_WORDS = (r"(?:rule|what|default|how|kind|expected|got|place|error|first|second|why|statements|fix|reason"
+                r"|quoted_\w+)[}!:]")
 #: (what is wrong, where it is) in a Chinese message; each check is about the text around Chinese.
 TYPOGRAPHY = (
     ("a half-width bracket beside Chinese: use （）", re.compile(f"[{_HAN}]\\s*\\(|\\)\\s*[{_HAN}]")),
@@ -107,6 +113,10 @@ TYPOGRAPHY = (
     ("Markdown backticks: a Qt label shows them", re.compile("`")),
     ("a space before full-width punctuation", re.compile(f"[{_HAN}] +[。，、：；！？）]")),
     ("code run into Chinese: put it in “”", re.compile(f"[-./_][A-Za-z0-9_]+[{_HAN}]")),
+    ("a settings path inside a sentence: put it in “”", re.compile("(?<![“（])设置 ›")),
+    ("Latin letters or digits run into Chinese: a space between", re.compile(f"[{_HAN}][A-Za-z0-9]|[A-Za-z0-9][{_HAN}]")),
+    ("a name, path or number run into Chinese: a space either side of {x}",
+     re.compile(f"[{_HAN}]{{(?!{_HOLDS_WORDS})[^{{}}]*}}|{{(?!{_HOLDS_WORDS})[^{{}}]*}}[{_HAN}]")),
 )
 #: A message of sentences whose last one ends in code: a command, a path, a placeholder after a
 #: colon ("日志：{log}"). A sentence said after it (``i18n.sentences``, the window's banner) runs
@@ -130,7 +140,9 @@ def typography_problems(text: str) -> list[str]:
 def _zh_catalog_pairs(path: Path = ZH) -> list[tuple[str, str]]:
     with path.open("rb") as f:
         catalog = read_po(f, locale="zh_CN")
-    return [(m.id, m.string) for m in catalog if m.id and isinstance(m.id, str)]
+    # A counted message is checked in each of its forms (Chinese has one), against its plural English.
+    return [(m.id, m.string) if isinstance(m.id, str) else (m.id[-1], form)
+            for m in catalog if m.id for form in ([m.string] if isinstance(m.id, str) else m.string)]
 
 
 def _chinese_doc_lines() -> list[tuple[str, str]]:
@@ -169,6 +181,17 @@ def test_the_glossary_catches_a_forbidden_variant() -> None:
     assert catalog_problems([("Not yet. Run: python -m fetch", "尚未下载。请运行：python -m fetch")])
     assert catalog_problems([("Failed. Log: {log}", "失败。日志：{log}")])
     assert catalog_problems([("Run fetch.sh to get it", "运行 fetch.sh下载它")])
+    assert catalog_problems([("Open with Echo Desk", "用Echo Desk 打开")])
+    assert catalog_problems([("Step 3 of 4", "第 3 步，共4步")])
+    assert catalog_problems([("Rules for {callers}", "针对{callers}的规则")])
+    assert catalog_problems([("{path} is missing", "{path}不存在")])
+    assert catalog_problems([("Approve it in Settings › Models.", "请在 设置 › 模型 中批准。")])
+    assert catalog_problems([("Approve it in Settings › Models.", "请在“设置 › 模型”中批准。")]) == []
+    assert catalog_problems([("None yet (Settings › Models).", "还没有（设置 › 模型）。")]) == []
+    assert catalog_problems([("Open with Echo Desk", "用 Echo Desk 打开")]) == []
+    assert catalog_problems([("Rules for {callers}", "针对 {callers} 的规则")]) == []
+    assert catalog_problems([("This {kind} is outside", "此{kind}在外面")]) == []  # {kind} is a translated word
+    assert catalog_problems([("changes to {quoted_path}", "更改{quoted_path}")]) == []  # in “” already
     assert catalog_problems([("Not yet. Run “fetch”.", "尚未下载。请运行“fetch”。")]) == []
     assert catalog_problems([("No model. {how}", "没有模型。{how}")]) == []  # a sentence of its own
     assert catalog_problems([("Stopped. Output:\n{output}", "已停止。输出：\n{output}")]) == []

@@ -20,7 +20,7 @@ CHECKED = [*sorted((ROOT / "echo_desk" / "ui").rglob("*.py")), *sorted((ROOT / "
 #: Functions that return text already translated (besides ``_`` itself).
 TRANSLATING = {"_", "risk_label", "status_label", "policy_label", "source_label", "profile_label",
                "capability_label", "target_value_text", "shown_detail", "labelled", "list_text", "clause_text",
-               "aside", "sentences", "quoted"}
+               "aside", "sentences", "quoted", "ngettext"}
 #: Marks that read the same in both languages: white space, HTML tags and entities, bullets, rules.
 _NEUTRAL = re.compile(r"<[^>]*>|&[a-z]+;|[\s·•●⚠↶›→…—─+−▸▾]")
 _PRAGMA = "# not prose:"

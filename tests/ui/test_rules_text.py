@@ -29,3 +29,26 @@ def test_every_reason_a_part_asks_is_shown() -> None:
     part = Part(text="ruff check .", effect=None, also=(Opaque.AGENT_SETTINGS,),
                 provenance=Provenance(kind=Decider.DEFAULT, detail="no rule matches"))
     assert i18n._(OPAQUE_LABELS[Opaque.AGENT_SETTINGS]) in part_reason(part)
+
+
+def test_chinese_phrases_space_names_from_chinese_and_set_quotes_against_it() -> None:
+    """A client's name is Latin text: a space either side in Chinese ("针对 Cursor 的规则"); a quoted
+    pattern sits against Chinese with none ("授权“git status **”"), as the built-in rule's does."""
+    from pathlib import Path
+
+    from echo_desk.agent.permissions.model import Effect, Examples, Family, Layer, Rule, RuleSource
+    from echo_desk.store.grants import Grant, GrantScope
+    from echo_desk.ui.core.rules_text import decided_by, rule_phrase, rule_tool
+
+    rule = Rule(effect=Effect.ALLOW, tool="shell", family=Family.SHELL, pattern="git status **", reason="",
+                examples=Examples(), source=RuleSource(layer=Layer.USER, path=Path("/c/permissions.toml"), line=4),
+                clients=("cursor",))
+    grant = Grant(id="g", tool="shell", pattern="git status **", scope=GrantScope.CONVERSATION, created_at=0.0,
+                  created_by_call="c")
+    try:
+        i18n.set_language("zh_CN")
+        assert rule_tool(rule) == "shell（针对 Cursor）"
+        assert "中针对 Cursor 的规则“git status **”" in rule_phrase(rule)
+        assert decided_by(Provenance(kind=Decider.GRANT, grant=grant)).startswith("授权“git status **”")
+    finally:
+        i18n.set_language("en")

@@ -32,10 +32,23 @@ def test_the_zh_cn_catalog_covers_every_extracted_string():
     assert extracted - translated == set(), "run: python -m echo_desk.i18n_build extract, then translate"
 
 
+def _forms(message) -> list[tuple[str, str]]:
+    """(English, translation) for each form: a counted message's forms answer its plural English."""
+    if isinstance(message.id, str):
+        return [(message.id, message.string)]
+    return [(message.id[-1], form) for form in message.string]
+
+
 def test_placeholders_survive_translation():
-    broken = [m.id for m in _catalog(ZH)
-              if m.id and m.string and sorted(_PLACEHOLDER.findall(m.id)) != sorted(_PLACEHOLDER.findall(m.string))]
+    broken = [english for m in _catalog(ZH) if m.id and m.string for english, form in _forms(m)
+              if sorted(_PLACEHOLDER.findall(english)) != sorted(_PLACEHOLDER.findall(form))]
     assert broken == []
+
+
+def test_a_counted_message_has_each_form_translated():
+    counted = [m for m in _catalog(ZH) if m.id and not isinstance(m.id, str)]
+    assert counted, "the UI counts things with ngettext"
+    assert [m.id for m in counted if not all(m.string)] == []
 
 
 def test_helpers_use_each_languages_own_punctuation_and_deferred_text_follows_a_switch():
@@ -54,5 +67,17 @@ def test_helpers_use_each_languages_own_punctuation_and_deferred_text_follows_a_
         assert i18n.clause_text(["a", "b"]) == "a；b"
         assert i18n.labelled("文件", "x") == "文件：x"
         assert i18n.aside("shop.py", "已修改") == "shop.py（已修改）"
+    finally:
+        i18n.set_language("en")
+
+
+def test_the_approval_heading_names_who_asks_in_both_languages():
+    # Echo Desk's own chat and an MCP client are told apart by the first words of the heading.
+    from echo_desk import i18n
+
+    try:
+        i18n.set_language("zh_CN")
+        assert i18n._("Echo Desk wants to use “{tool}”").startswith("Echo Desk ")
+        assert i18n._("{client}, through MCP, wants to use “{tool}”").startswith("{client} ")
     finally:
         i18n.set_language("en")

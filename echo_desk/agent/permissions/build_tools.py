@@ -11,6 +11,7 @@ import os
 import re
 from collections.abc import Sequence
 
+from echo_desk.agent.permissions import line_environment
 from echo_desk.agent.permissions.compiler_outputs import implicit_outputs, preprocessor_outputs
 from echo_desk.agent.permissions.options import Does
 from echo_desk.agent.permissions.reading import Argv, Flag, Reading
@@ -40,6 +41,19 @@ _CARGO_SHORT_VALUES = frozenset("pjFe")
 #: Subcommands whose words after ``--`` are options of the compiler they run (``cargo rustc --
 #: -C linker=./x`` runs a program), not of the program built.
 _CARGO_COMPILER_ARGS = frozenset({"rustc", "rustdoc"})
+#: Subcommands whose words after ``--`` are options of the test harness, libtest (below).
+_CARGO_TEST_HARNESS = frozenset({"test", "t", "bench"})
+#: libtest's options (Rust 1.95, ``cargo test -- --help``; exact names only, no prefixes), but
+#: ``--logfile``, which writes its log to the file it names: ``cargo test -- --logfile
+#: ~/.bashrc`` emptied and rewrote that file (proven, s221). Any other option asks until a rule
+#: names it; words that are not options are test-name filters.
+_LIBTEST_FLAGS = frozenset({
+    "--include-ignored", "--ignored", "--force-run-in-process", "--exclude-should-panic", "--test", "--bench",
+    "--list", "--nocapture", "--no-capture", "-q", "--quiet", "--exact", "--show-output", "--report-time",
+    "--ensure-time", "--shuffle", "--fail-fast", "-h", "--help",
+})
+_LIBTEST_VALUES = frozenset({"--test-threads", "--skip", "--color", "--format", "--shuffle-seed", "-Z"})
+_LIBTEST_WRITES = "--logfile"
 #: cargo's own subcommands (and those rustup ships: clippy, fmt, miri). Any other word runs
 #: ``cargo-WORD`` found on the PATH or in ~/.cargo/bin (``cargo pwn`` ran a planted cargo-pwn),
 #: or an alias from a settings file: not covered by a rule's ``**``.
@@ -65,6 +79,8 @@ def cargo_reading(argv: Argv, program: str) -> Reading:
         if word == "--":
             if subcommand in _CARGO_COMPILER_ARGS and words[k + 1:]:
                 found.append(_flag(word, Does.RUNS))
+            if subcommand in _CARGO_TEST_HARNESS:
+                found += _libtest_flags(words[k + 1:])
             break
         if word.startswith("--"):
             found += _cargo_long(word, words[k + 1] if k + 1 < len(words) else "")
@@ -82,7 +98,59 @@ def cargo_reading(argv: Argv, program: str) -> Reading:
             subcommand = word
             if word not in _CARGO_SUBCOMMANDS:
                 found.append(_flag(word, Does.RUNS))
-    return Reading(program, flags=tuple(found))
+    return Reading(program, flags=tuple(found), written_below=_target_folder(subcommand, found))
+
+
+#: The variables naming the folder cargo builds in instead of target/, in cargo's order (after
+#: ``--target-dir``): the write rules judge them as they judge the option (s214: ``env
+#: CARGO_TARGET_DIR=../other/t cargo build`` wrote there, proven with cargo 1.95 under bash and dash;
+#: `cargo clean` then deleted that folder).
+_CARGO_TARGET_VARIABLES = ("CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR")
+#: The subcommands that build, run or clean in that folder.
+_CARGO_TARGET_USERS = frozenset("b bench build c check clean clippy d doc fix install miri package publish r run "
+                                "rustc rustdoc t test".split())
+
+
+def _target_folder(subcommand: str | None, found: Sequence[Flag]) -> tuple[str | None, ...]:
+    """The folder the environment makes cargo's ``subcommand`` build in (read with
+    ``line_environment``; a leading ``~``, which bash expands after ``=`` and dash does not, is
+    only known when it runs), unless ``--target-dir`` names one (judged as its flag)."""
+    if subcommand not in _CARGO_TARGET_USERS or any("--target-dir" in f.names for f in found):
+        return ()
+    named = next((v for v in (line_environment.get(n) for n in _CARGO_TARGET_VARIABLES) if v), "")
+    if not named:
+        return ()
+    return (None if named.startswith("~") else named,)
+
+
+def _libtest_flags(words: Argv) -> list[Flag]:
+    """What the words after ``cargo test --`` give the test harness: the file ``--logfile``
+    writes (judged by the write rules), and any option not in its table."""
+    found: list[Flag] = []
+    takes_value = False
+    for k, word in enumerate(words):
+        if takes_value:
+            takes_value = False
+            continue
+        if word is None:
+            found.append(_UNKNOWN)
+            continue
+        if word == "--":
+            break  # the rest are filters of test names
+        if not word.startswith("-"):
+            continue  # a filter
+        name, eq, value = word.partition("=")
+        if name == _LIBTEST_WRITES:
+            written = value if eq else (words[k + 1] if k + 1 < len(words) else None)
+            found.append(Flag(frozenset({word, name}), word, Does.WRITES, writes_path=True, path=written))
+            takes_value = not eq
+        elif name in _LIBTEST_VALUES:
+            takes_value = not eq
+        elif word.startswith("-Z") and len(word) > 2:
+            continue  # -Z's value glued (`-Zunstable-options`)
+        elif word not in _LIBTEST_FLAGS:
+            found.append(_flag(word, Does.CONFIG))
+    return found
 
 
 #: cargo's options naming where it writes: a folder it writes anywhere below, or (the lock

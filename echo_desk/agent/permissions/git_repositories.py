@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from echo_desk.agent.permissions import git_options as git
-from echo_desk.agent.permissions import ssh_reach
+from echo_desk.agent.permissions import git_variables, ssh_reach
 from echo_desk.agent.permissions.options import OptionSet, read_options, values
 
 #: The options (taking a value as the next word) of the subcommands that reach another
@@ -74,12 +74,16 @@ class Folders:
     named: tuple[Named, ...]
     worktrees: tuple[Path, ...]
     unknown: bool
+    #: The index file and object folders the environment names (``git_variables``).
+    data: tuple[Path, ...] = ()
 
 
 def folders(argv: Sequence[str | None], cwds: Sequence[Path]) -> Folders:
     """The folders the git command ``argv``, run from any of ``cwds``, runs in (see ``Folders``).
     ``-C`` is taken in turn, each relative to the last (``-C a -C b`` is a/b); ``--git-dir``
-    and ``--work-tree`` are relative to where the ``-C`` options lead."""
+    and ``--work-tree`` are relative to where the ``-C`` options lead, and so are the variables
+    that do the same from the environment (``git_variables``: ``GIT_DIR``, ``GIT_WORK_TREE``;
+    ``GIT_COMMON_DIR`` counts as a repository folder too)."""
     parsed = read_options(argv[1:], git.GLOBAL)
     starts = [Path(os.path.normpath(c)) for c in cwds]
     git_dirs: list[str] = []
@@ -99,9 +103,16 @@ def folders(argv: Sequence[str | None], cwds: Sequence[Path]) -> Folders:
             git_dirs.append(seen.value)
         else:
             worktrees.append(seen.value)
+    environment = git_variables.moved()
+    # (an option wins over its variable: git's --git-dir sets GIT_DIR)
+    git_dirs = git_dirs or [d for d in (environment.git_dir,) if d]
+    worktrees = worktrees or [w for w in (environment.work_tree,) if w]
+    git_dirs += [d for d in (environment.common_dir,) if d]
     trees = [Path(os.path.normpath(s / w)) for s in starts for w in worktrees]
     named = [Named(Path(os.path.normpath(s / d)), tree) for s in starts for d in git_dirs for tree in (trees or [s])]
-    return Folders(tuple(dict.fromkeys(starts)), tuple(dict.fromkeys(named)), tuple(dict.fromkeys(trees)), unknown)
+    data = [Path(os.path.normpath(s / d)) for s in starts for d in environment.data]
+    return Folders(tuple(dict.fromkeys(starts)), tuple(dict.fromkeys(named)), tuple(dict.fromkeys(trees)),
+                   unknown or environment.unknown, tuple(dict.fromkeys(data)))
 
 
 @dataclass(frozen=True)

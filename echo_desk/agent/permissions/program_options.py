@@ -713,6 +713,10 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     # loads the plugins vendor/composer/installed.json lists (composer.lock names the packages
     # install puts there, plugins among them): see FOLDER_CODE for vendor/.
     "composer": ("composer.json", "composer.lock", "vendor/composer/installed.json"),
+    # pre-commit runs the hooks of the repository's .pre-commit-config.yaml; a `repo: local`
+    # hook with `language: system` is any command (`entry: touch PWNED` ran under
+    # `pre-commit run -a`; proven, pre-commit 3.0, s221).
+    "pre-commit": (".pre-commit-config.yaml",),
 }
 #: A first word after which a program of FOLDER_SETTINGS reads none of those files: ``cmake -E``
 #: runs one built-in command (``cmake -E echo`` opens no file of the project: strace, cmake 3.25);
@@ -756,7 +760,8 @@ FOLDER_TREES: dict[str, tuple[str, ...]] = {"cmake": (".cmake",), "meson": (), "
 #: spelled --repository, --repo: hg takes no other abbreviation of them) and --cwd; ninja's,
 #: meson's and scons' -C; cmake's source and build folders (-S, -B, ``--build``, ``--install``:
 #: the build folder's cmake_install.cmake runs); scons' repository; gradle's project folder and
-#: the builds it includes.
+#: the builds it includes; the project tools' (just, poetry, uv, tox, bun, deno: s222). npm's,
+#: pnpm's, yarn's, cargo's and go's own ones are not here: a rule's ``**`` never covers them.
 FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "hg": (("-R",), ("--repository", "--repo", "--cwd")),
     "ninja": (("-C",), ()),
@@ -770,6 +775,21 @@ FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "gdb": ((), ("-cd", "--cd")),
     # composer's -d/--working-dir: the project of that folder, its scripts and plugins.
     "composer": (("-d",), ("--working-dir",)),
+    # just's -d: the justfile found from that folder, its recipes run there; -f: the recipes
+    # run in the justfile's folder (both proven, just 1.59).
+    "just": (("-d", "-f"), ("--working-directory", "--justfile")),
+    # poetry's -C changes into the folder, -P takes its project from there (``poetry -C ../p
+    # lock`` wrote ../p/poetry.lock; proven, poetry 2.5; the options may follow the command).
+    "poetry": (("-C", "-P"), ("--directory", "--project")),
+    # uv's --directory changes into the folder, --project takes its project from there (uv 0.13).
+    "uv": ((), ("--directory", "--project")),
+    # tox's -c: its commands run in the folder of the file (or the folder) it names; --root:
+    # they run there (proven, tox 4).
+    "tox": (("-c",), ("--conf", "--root")),
+    # bun's and deno's --cwd: the scripts or tasks of that folder's package.json or deno.json
+    # run there; deno's -c/--config: its tasks run in the file's folder (bun 1.4, deno 2).
+    "bun": ((), ("--cwd",)),
+    "deno": (("-c",), ("--cwd", "--config")),
 }
 #: Options naming a file a program runs as code instead of (or besides) its build file: ninja's
 #: -f, cmake's -P (a script), -C (an initial cache, a script too) and --toolchain, scons' -f,
@@ -786,6 +806,12 @@ CODE_FILE_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "make": (("-f",), ("--file", "--makefile")),
     # meson's machine files name the compilers and tools it runs (``c = '/path/cc'``).
     "meson": ((), ("--native-file", "--cross-file")),
+    # pre-commit's settings file (argparse: a unique prefix of --config names it too).
+    "pre-commit": (("-c",), ("--config", "--confi", "--conf", "--con")),
+    # kubectl's settings file: a user's `exec` entry is a command kubectl runs for credentials
+    # before it reaches any server (`kubectl get pods --kubeconfig out/k` ran it; proven,
+    # kubectl 1.32, s221). kubectl has no settings in the folder it runs in.
+    "kubectl": ((), ("--kubeconfig",)),
 }
 #: Options that make a program look for its top build file in the folder it starts from and
 #: each folder above, and build from the first that holds one: scons' -u, -U and -D (its
@@ -801,7 +827,7 @@ INCLUDE_FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 #: Programs whose short options may be grouped (getopt, optparse, argparse, clap): ``ninja
 #: -nC out`` is -n and -C out. A letter of FOLDER_OPTIONS or CODE_FILE_OPTIONS anywhere in a
 #: group counts (a value that merely holds it only makes more places count).
-GROUPED_SHORTS = frozenset({"ninja", "scons", "just", "tox", "nox", "make", "composer"})
+GROUPED_SHORTS = frozenset({"ninja", "scons", "just", "tox", "nox", "make", "composer", "poetry", "deno", "pre-commit"})
 #: Programs whose operands may be the folder they configure or build: ``cmake ../src``,
 #: ``cmake build`` (an existing build folder), ``meson setup build src``.
 OPERAND_FOLDERS = frozenset({"cmake", "meson"})
@@ -824,6 +850,8 @@ COMPOSER_HOME_FILES = ("config.json", "composer.json", "vendor/composer/installe
 #: ``#env`` section sets ``LESSOPEN``, a command less runs on every file it shows).
 HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     "git": (".gitconfig",), "mypy": (".mypy.ini",), "less": (".lesskey", ".less"),
+    # kubectl's settings (CODE_FILE_OPTIONS: an `exec` entry runs a command).
+    "kubectl": (".kube/config",),
     # wget's user settings (``output_document``, ``dir_prefix``, ``logfile`` write anywhere).
     "wget": (".wgetrc",),
     # curl's user settings: any option (``data = "@FILE"`` sends a file, ``output`` writes one).

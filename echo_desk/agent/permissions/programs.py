@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 
@@ -352,17 +352,23 @@ def _find(argv: Argv, program: str) -> Reading:
                    deletes_here=deletes and not starts)
 
 
+def tar_new_style(args: Sequence[str | None]) -> list[str | None]:
+    """tar's arguments with an old-style first word spelled out: ``tar tvf a.tar`` is ``tar -t
+    -v -f a.tar`` (each letter of ``TAR_OLD_STYLE_VALUES`` takes the next word)."""
+    words = list(args)
+    if not words or words[0] is None or words[0].startswith("-"):
+        return words
+    letters, rest = words[0], words[1:]
+    new: list[str | None] = []
+    for letter in letters:
+        new.append("-" + letter)
+        if letter in table.TAR_OLD_STYLE_VALUES and rest:
+            new.append(rest.pop(0))
+    return [*new, *rest]
+
+
 def _tar(argv: Argv, program: str) -> Reading:
-    args = list(argv[1:])
-    if args and args[0] is not None and not args[0].startswith("-"):
-        # Old style: `tar tvf a.tar` is `tar -t -v -f a.tar`.
-        letters, rest = args[0], args[1:]
-        new: list[str | None] = []
-        for letter in letters:
-            new.append("-" + letter)
-            if letter in table.TAR_OLD_STYLE_VALUES and rest:
-                new.append(rest.pop(0))
-        args = [*new, *rest]
+    args = tar_new_style(argv[1:])
     reading = read_generic((argv[0], *args), table.TAR, program)
     remote = _tar_remote(args)
     if remote:

@@ -42,7 +42,9 @@ class Inner:
     ``elsewhere``: it runs in folders only known when it runs (``git submodule foreach``: each
     submodule's), so a relative path in it is not the one the line's folder gives.
     ``environment``: the variables the program gives it (``env NAME=value CMD``; a value of
-    ``None``: unset), ``cleared``: with none of its own (``env -i``); see ``line_environment``."""
+    ``None``: unset), ``cleared``: with none of its own (``env -i``); see ``line_environment``.
+    ``folders``: the folders the program changes into before it runs it, each from the last
+    (``env -C DIR CMD``: ``None``, one only known when the line runs)."""
 
     start: int = 0
     end: int | None = None
@@ -54,6 +56,7 @@ class Inner:
     elsewhere: bool = False
     environment: tuple[tuple[str, str | None], ...] = ()
     cleared: bool = False
+    folders: tuple[str | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,10 @@ class Reading:
     #: the option — naming it trusts the option, not every place it may write.
     written: tuple[str | None, ...] = ()
     written_below: tuple[str | None, ...] = ()
+    #: Files and folders it rewrites in place, what a rule naming it is for (``ruff check
+    #: --fix src``): trusted inside the workspace; anywhere else (``ruff check --fix ~/proj``, a
+    #: link out of the workspace) the line asks.
+    rewritten: tuple[str | None, ...] = ()
     #: Files it writes in the nearest folder, at or above the one it runs in, that holds the
     #: first of them (``go mod tidy``: the go.mod go finds by walking up, and its go.sum; none
     #: found: the folder it runs in). Only the file system tells where that is: the write

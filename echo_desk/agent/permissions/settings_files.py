@@ -22,6 +22,7 @@ from echo_desk.agent.permissions import (
     build_tools,
     build_variables,
     curl_config,
+    folder_moves,
     gdb_init,
     gem_config,
     git_config,
@@ -110,7 +111,10 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         return found + _go_env_file() + _go_places(argv, cwds, home)
     found += _npm_environment(program, cwds, home)
     names = table.FOLDER_SETTINGS.get(program)
-    if names is None or rest[:1] == [table.NO_BUILD_FILE_MODES.get(program)]:
+    if names is None:
+        # (settings only where an option names them: kubectl --kubeconfig)
+        return found + (_code_files(program, rest, cwds, home) if program in table.CODE_FILE_OPTIONS else [])
+    if rest[:1] == [table.NO_BUILD_FILE_MODES.get(program)]:
         return found
     if program == "git":
         return found + _git_places(argv, cwds, home, names, index_changes)
@@ -557,7 +561,18 @@ def option_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
     """The folders the options of ``program_options.FOLDER_OPTIONS`` among ``words`` lead
     ``program`` to from ``cwds`` (hg's ``-R`` from where ``--cwd`` leads too), as written and
     with links followed: ``hg -R ../other update`` acts on the repository there, as ``cd ../other
-    && hg update`` does. A value not known here leads nowhere known (``_named_folders`` says so)."""
+    && hg update`` does. A value not known here leads nowhere known (``_named_folders`` says so).
+    Where the program changes folder first (``folder_moves``: ``hg --cwd src -R ..``), the other
+    options are read from there only, as it reads them."""
+    moved = folder_moves.moves(program, (program, *words))
+    if moved.words and moved.folders and None not in moved.folders:
+        starts = list(cwds)
+        for value in moved.folders:
+            starts = [p for base in starts for word in _tilde_words(value, home) if word for p in _both(base / word)]
+        rest = [w for k, w in enumerate(words, start=1) if k not in moved.words]
+        named = [w for v in _option_values(program, rest, table.FOLDER_OPTIONS.get(program)) for w in _tilde_words(v, home)]
+        return list(dict.fromkeys([*starts, *(p for base in starts for value in named if value
+                                              for p in _both(base / value))]))
     named = [w for v in _option_values(program, words, table.FOLDER_OPTIONS.get(program)) for w in _tilde_words(v, home)]
     reached: list[Path] = []
     for _ in range(2):  # (a second time: -R's folder is taken from the one --cwd names)

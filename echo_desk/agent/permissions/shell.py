@@ -113,6 +113,9 @@ class Analysis:
     commands: list[Command] = field(default_factory=list)
     redirects: list[Redirect] = field(default_factory=list)
     opaque: Opaque | None = None
+    #: The line is its commands joined by ``&&`` alone, in order: each runs only when the ones
+    #: before it succeeded (after ``cd out &&``, in out).
+    and_chain: bool = False
 
     @property
     def allowable(self) -> bool:
@@ -183,7 +186,28 @@ def analyse(line: str, *, grammar: Grammar = Grammar.BASH) -> Analysis:
         result.opaque = _Strict(text).program(root)
     if result.opaque is None:
         result.opaque = _same_as_plain_reading(plain, as_parsed)
+    result.and_chain = _and_chained(root) == len(result.commands)
     return result
+
+
+def _and_chained(root: tree_sitter.Node) -> int | None:
+    """How many simple commands the line is when they are joined by ``&&`` alone (``None``: any
+    other separator, a pipe, a redirected or compound statement; the caller also compares the
+    count with every command found, so one inside a word's ``$(…)`` makes it ``None`` too)."""
+    statements = [c for c in root.named_children if c.type != "comment"]
+    if len(statements) != 1:
+        return None
+    count = 0
+    stack = statements
+    while stack:
+        node = stack.pop()
+        if node.type == "command":
+            count += 1
+            continue
+        if node.type != "list" or any(not c.is_named and c.type != "&&" for c in node.children):
+            return None
+        stack.extend(c for c in node.named_children if c.type != "comment")
+    return count
 
 
 # -- collecting every command --------------------------------------------------------------------

@@ -19,7 +19,6 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -27,11 +26,13 @@ from typing import Protocol
 
 from echo_desk.agent.permissions import (
     floor,
+    folder_moves,
     git_foreach,
     git_reading,
     git_repositories,
     line_changes,
     line_environment,
+    listed_files,
     programs,
     settings_commands,
     settings_files,
@@ -181,8 +182,9 @@ class _Judge:
         self.rules = rules
         self.where = where
         self.cwds, self.cwd_known, self.cd_outside = _working_folders(analysis, where)
-        self.path_denies = [c for c in (*rules.read, *rules.write)
-                            if c.rule is not None and c.rule.effect is Effect.DENY and c.matcher is not None]
+        self.path_denies = [c for c in (*rules.read, *rules.write) if _path_deny(c)]
+        #: The read denies among them: what a program opens by names not on the line is only read.
+        self.read_denies = [c for c in rules.read if _path_deny(c)]
         #: The programs deny rules start with (``None``: one may start with any program).
         self.deny_heads = rules.bucket("deny").heads
         #: ``agent_settings`` by command: asked for a command's part and again when its rule is
@@ -191,6 +193,9 @@ class _Judge:
         self.analysis = analysis
         #: The git commands of the line that may change the index (``index_changes``).
         self._index_changers: list[tuple[str | None, ...]] | None = None
+        #: A command judged without its change-folder options, where it works (``folder_moves``),
+        #: by the command as the line gives it: its own writes are no other command's.
+        self._written_as: dict[tuple[str | None, ...], tuple[str | None, ...]] = {}
         #: The words whose leading ``~`` the shell leaves for the program (``literal_tilde``).
         self.tildes = LiteralTildes()
         #: What the line's commands may change before another of them runs (``line_changes``).
@@ -199,6 +204,8 @@ class _Judge:
             # `ln -s ~ out/h && cd out/h`: the folder a cd goes to may be a link the line makes,
             # which leads anywhere (out of the workspaces too).
             self.cwd_known, self.cd_outside = False, True
+        #: The folders each command of an `&&` chain runs in, by its id (``_chain_folders``).
+        self._chain = _chain_folders(analysis, where) if self.cwd_known else {}
 
     def _line_writes(self) -> list[line_changes.Written]:
         """What every command of the line (and every command those run) writes, and the line's
@@ -267,11 +274,41 @@ class _Judge:
                         opaque=opaque or command.opaque)
 
         forms = self.forms(command.argv)
-        decided = self.refused(forms) or self.asked(forms)
+        decided = self._from_moved_folders(forms, lambda: self.refused(forms) or self.asked(forms))
         if decided is not None:
             made = part(*decided)
             return replace(made, also=self._also_asking(command)) if made.effect is Effect.ASK else made
-        return self.by_allow_rules(command, part)
+        folders = self._chain.get(id(command))
+        if folders is None or folders == self.cwds:
+            return self.by_allow_rules(command, part)
+        # (`cd out && gcc -c ../src/a.c`: gcc runs in out only, and writes out/a.o; deny and ask
+        # rules above were judged from every folder of the line all the same)
+        saved = self.cwds, self._agent_settings
+        self.cwds, self._agent_settings = folders, {}
+        try:
+            return self.by_allow_rules(command, part)
+        finally:
+            self.cwds, self._agent_settings = saved
+
+    def _from_moved_folders(self, forms: _Forms, decide: Callable[[], _Decided | None]) -> _Decided | None:
+        """``decide`` with the folders the commands change into by an option of their own
+        (``folder_moves``) among the line's: a word they write or read is found from there too
+        (``hg --cwd sub cat -o ../keep/x`` writes keep/x)."""
+        moved: list[Path] = []
+        for words, _ in forms.commands:
+            moves = self.moves_of(words)
+            moved += (self._git_reached(moves) or []) if moves.words else []
+        if not moved:
+            return decide()
+        saved = self.cwds
+        self.cwds = list(dict.fromkeys([*self.cwds, *moved]))
+        try:
+            return decide()
+        finally:
+            self.cwds = saved
+
+    def _as_written(self, own: tuple[str | None, ...] | None) -> tuple[str | None, ...] | None:
+        return self._written_as.get(own, own) if own is not None else None
 
     def _also_asking(self, command: Command) -> tuple[Opaque, ...]:
         """Why a command a deny or ask decided would ask all the same, where the reason shown does
@@ -361,10 +398,47 @@ class _Judge:
         values = tuple(w.value for w in argv)
         if not values or values[0] is None:
             return None
-        moved = git_repositories.moves(values) if programs.base(values[0]) == "git" else None
-        if moved is not None and moved.words:
+        if self._moves_outside(values):
+            return None  # (also for a command a wrapper runs: `timeout 9 hg -R ../other update`)
+        if not self._git_data_writable(values, sandbox):
+            return None
+        program = programs.base(values[0])
+        moved = folder_moves.moves(program, values)
+        if moved.words and program == "git":
             return self._covered_moved(argv, moved, sandbox=sandbox, depth=depth)
+        if moved.words:
+            return self._covered_where_it_works(argv, moved, sandbox=sandbox, depth=depth)
         return self._covered_here(argv, sandbox=sandbox, depth=depth)
+
+    def _covered_where_it_works(self, argv: tuple[Word, ...], moved: git_repositories.Moves, *, sandbox: bool,
+                                depth: int) -> Compiled | None:
+        """``ninja -C DIR rest`` (make's ``-C``, hg's ``--cwd``: ``folder_moves``) covered as the
+        line gives it, and judged again as ``cd DIR && ninja rest``, where it works: the file
+        ``-f`` names, what it writes and the settings it reads are found from DIR (``ninja -C src
+        -f ../out/x.ninja`` runs out/x.ninja). DIR must be a folder of the workspaces known before
+        the line runs. The rule is the one covering the command as written: an option a rule
+        covers only by naming it (make's ``-C``) still needs naming."""
+        folders = self._git_moves(moved)
+        if folders is None:
+            return None
+        as_written = self._covered_here(argv, sandbox=sandbox, depth=depth)
+        if as_written is None:
+            return None
+        rest = self._without(argv, moved)
+
+        def judge() -> bool:
+            # (`make -C * **` does not cover `make all`: judged as written there too)
+            return any(self._covered_here(words, sandbox=sandbox, depth=depth) is not None for words in (rest, argv))
+
+        return as_written if self._in_folders(folders, judge) else None
+
+    def _without(self, argv: tuple[Word, ...], moved: git_repositories.Moves) -> tuple[Word, ...]:
+        """``argv`` without its change-folder options, known as the command ``argv`` is."""
+        rest = tuple(w for k, w in enumerate(argv) if k not in moved.words)
+        values = tuple(w.value for w in rest)
+        if not any(tuple(w.value for w in c.argv) == values for c in self.analysis.commands):
+            self._written_as[values] = tuple(w.value for w in argv)
+        return rest
 
     def _covered_moved(self, argv: tuple[Word, ...], moved: git_repositories.Moves, *, sandbox: bool,
                        depth: int) -> Compiled | None:
@@ -374,10 +448,15 @@ class _Judge:
         folders = self._git_moves(moved)
         if folders is None:
             return None
-        rest = tuple(w for k, w in enumerate(argv) if k not in moved.words)
+        rest = self._without(argv, moved)
         as_written = self._covered_here(argv, sandbox=sandbox, depth=depth)
         if as_written is not None:
-            return as_written
+            # (and from DIR: a relative file an option names is written there, `git -C src diff
+            # --output=x` writes src/x; ``rest`` is the command as git runs it there, ``argv``
+            # what a rule naming -C covers: `git -C src config --file ../out/c` writes out/c)
+            written_there = self._in_folders(folders, lambda: any(
+                self._covered_here(words, sandbox=sandbox, depth=depth) is not None for words in (rest, argv)))
+            return as_written if written_there else None
         found: list[Compiled] = []
 
         def judge() -> bool:
@@ -404,6 +483,8 @@ class _Judge:
         -C ../other``: another repository's files, another project's build)."""
         if not values or values[0] is None or not self.cwd_known:
             return False
+        if any(self._wrapped_elsewhere(inner) for inner in programs.read(values).inners if inner.folders):
+            return True
         program = programs.base(values[0])
         if program == "git":
             reached = self._git_places(values)
@@ -413,10 +494,28 @@ class _Judge:
             reached = settings_files.option_folders(program, values[1:], self.cwds, self.where.home)
         return reached is None or any(not floor.inside(f, self.where.workspaces) for f in reached)
 
+    def _wrapped_elsewhere(self, inner: programs.Inner) -> bool:
+        """Whether the folders a wrapper changes into before it runs ``inner`` (``env -C
+        ../other make``) are not all known folders of the workspaces, the line's links aside."""
+        reached = self._changed_into(inner.folders)
+        return reached is None or any(not floor.inside(f, self.where.workspaces) or self.changes.through_link(f)
+                                      for f in reached)
+
+    def _git_data_writable(self, values: tuple[str | None, ...], sandbox: bool) -> bool:
+        """Whether the write rules let git write the index file and the object folders its
+        environment names (``git_variables``: ``GIT_INDEX_FILE=src/idx git add -A`` writes
+        src/idx), as they judge ``cargo --target-dir``; not a git command: nothing to judge."""
+        if programs.base(values[0]) != "git":
+            return True
+        data = git_repositories.folders(values, self.cwds).data
+        return (self.cwd_known or not data) and all(self._writes_allowed(str(p / below), sandbox, values) for p in data for below in ("", _ANY_BELOW[0]))
+
     def _git_places(self, values: tuple[str | None, ...]) -> list[Path] | None:
         """The folders the git command ``values`` moves to by its options (``-C``, then
-        ``--git-dir`` and ``--work-tree`` from there), or ``None``: one in another account's home.
-        A folder only known when the line runs is left out (``_covered_moved`` asks for it)."""
+        ``--git-dir`` and ``--work-tree`` from there) and by the variables that do the same
+        (``git_variables``: ``GIT_WORK_TREE=../other``, the index and object folders too), or
+        ``None``: one in another account's home, or a variable's folder not known here. A folder
+        only known when the line runs is left out (``_covered_moved`` asks for it)."""
         moved = git_repositories.moves(values)
         reached = self._git_reached(moved) if moved.words else list(self.cwds)
         if reached is None:
@@ -432,16 +531,24 @@ class _Judge:
         places = [] if not moved.words else list(reached)
         for reading in readings:
             where = git_repositories.folders(reading, reached)
-            places += [n.git_dir for n in where.named] + list(where.worktrees)
+            if where.unknown:
+                return None  # (a word only known when it runs, a variable's `~`: `GIT_DIR=~/r`)
+            places += [n.git_dir for n in where.named] + list(where.worktrees) + list(where.data)
         return list(dict.fromkeys(t for f in places for t in (f, Path(os.path.realpath(f)))))
 
     def _git_reached(self, moved: git_repositories.Moves) -> list[Path] | None:
         """The folders ``-C`` leads to from each of the line's folders, each relative to the last
         (logical and physical, as a ``cd``), or ``None``: one only known when the line runs."""
+        return self._changed_into(moved.folders)
+
+    def _changed_into(self, values: Sequence[str | None]) -> list[Path] | None:
+        """The folders a program changing into each of ``values`` in turn reaches from each of
+        the line's folders (git's ``-C``, env's ``-C``), or ``None``: one only known when the line
+        runs."""
         if not self.cwd_known:
             return None
         folders = list(self.cwds)
-        for value in moved.folders:
+        for value in values:
             if value is None:
                 return None
             if not value:
@@ -503,7 +610,23 @@ class _Judge:
         if any(self._below_refused(folder, values) for folder in reading.written_below if folder is not None):
             return False
         links = [p for folder in reading.written_below if folder is not None for p in self._links_below(folder)]
-        return all(self._writes_allowed(path, sandbox, values) for path in links)
+        if not all(self._writes_allowed(path, sandbox, values) for path in links):
+            return False
+        return all(self._rewritten_allowed(target) for target in reading.rewritten)
+
+    def _rewritten_allowed(self, target: str | None) -> bool:
+        """Whether a program may rewrite ``target`` in place (``Reading.rewritten``): it, and
+        where it leads, inside a workspace. (ruff walks a folder without following the links in
+        it, but follows one it is given: ruff 0.17.) The write rules inside the workspace are
+        not asked: ``ruff check .`` stays allowed beside a denied ``.git/**``, which ruff skips."""
+        if target is None:
+            return False
+        texts = [_home_expanded(f, self.where.home) for f in self.tildes.spellings(target)]
+        if None in texts:
+            return False
+        places = [Path(t) if os.path.isabs(t) else c / t for t in texts if t is not None for c in self.cwds]
+        return all(floor.inside(Path(os.path.normpath(p)), self.where.workspaces)
+                   and floor.inside(Path(os.path.realpath(p)), self.where.workspaces) for p in places)
 
     def _fed_commands(self, reading: Reading, depth: int) -> bool:
         """Whether the line may give a program commands on its input (``Reading.commands_from_input``):
@@ -549,7 +672,7 @@ class _Judge:
         for cwd in self.cwds:
             folders: list[Path] = []
             for folder in (cwd, *cwd.parents):
-                if self.changes.touches(folder / names[0], own):
+                if self.changes.touches(folder / names[0], self._as_written(own)):
                     folders.append(folder)
                 elif os.path.lexists(folder / names[0]):
                     folders.append(folder)
@@ -581,6 +704,13 @@ class _Judge:
         """Whether a command the covered wrapper runs is covered too: by rules of its own, or by
         the wrapper's rule naming it (``npx tsc **``); judged with the variables the wrapper
         gives it (``env NAME=value CMD``: ``line_environment``)."""
+        if inner.folders:
+            # (`env -C src git status`: judged as run there, as `cd src && git status` is)
+            if self._wrapped_elsewhere(inner):
+                return False
+            folders = self._changed_into(inner.folders) or []
+            return self._in_folders(folders, functools.partial(
+                self._inner_covered, argv, replace(inner, folders=()), rule, sandbox=sandbox, depth=depth))
         if not inner.environment and not inner.cleared:
             return self._inner_covered_as_given(argv, inner, rule, sandbox=sandbox, depth=depth)
         with line_environment.giving(inner.environment, inner.cleared):
@@ -707,7 +837,13 @@ class _Judge:
         """Whether an allow rule ``pattern`` would cover ``words`` (for a wrapper: its own form;
         what it runs needs a rule of its own)."""
         matcher = compile_tokens(pattern)
-        if not allows(matcher, reading.matched or tuple(w.value for w in words), reading):
+        values = tuple(w.value for w in words)
+        moved = self.moves_of(words)
+        rest = tuple(v for k, v in enumerate(values) if k not in moved.words)
+        # (git -C: the rule is matched against what runs where it works, see `_covered_moved`)
+        if not allows(matcher, reading.matched or values, reading) and not (
+                moved.words and values[0] is not None and programs.base(values[0]) == "git"
+                and allows(matcher, rest, programs.read(rest))):
             return False
         if reading.inners:
             return True
@@ -737,10 +873,10 @@ class _Judge:
     def _names_denied_from(self, words: tuple[Word, ...], reading: Reading,
                            checked: set[tuple[str | None, str, bool]]) -> Provenance | None:
         """``names_denied_path`` for one command, its relative words read from each folder it
-        may run in: for ``git -C DIR``, the folders ``-C`` leads to as well."""
-        git = bool(words) and words[0].value is not None and programs.base(words[0].value) == "git"
-        moved = git_repositories.moves(tuple(w.value for w in words)) if git else None
-        folders = self._git_moves(moved) if moved is not None and moved.words else None
+        may run in: for ``git -C DIR`` (``ninja -C DIR``, ``hg --cwd DIR``: ``folder_moves``),
+        the folders it changes into as well."""
+        moved = self.moves_of(words)
+        folders = self._git_moves(moved) if moved.words else None
         if not folders:
             return self._names_denied_here(words, reading, checked)
         saved = self.cwds
@@ -750,11 +886,17 @@ class _Judge:
         finally:
             self.cwds = saved
 
+    @staticmethod
+    def moves_of(words: tuple[Word, ...]) -> git_repositories.Moves:
+        """The change-folder options of the command ``words`` (``folder_moves``)."""
+        values = tuple(w.value for w in words)
+        return folder_moves.moves(programs.base(values[0]) if values and values[0] is not None else None, values)
+
     def _names_denied_here(self, words: tuple[Word, ...], reading: Reading,
                            checked: set[tuple[str | None, str, bool]]) -> Provenance | None:
         shallow = lists_entries_only(words)
-        if self.path_denies and _reads_listed_files(words):
-            return provenance_of(self.path_denies[0])  # the files it reads are named elsewhere
+        if self.read_denies and listed_files.reads_listed_files([w.value for w in words]):
+            return provenance_of(self.read_denies[0])  # the files it reads are named elsewhere
         if self.path_denies and _follows_links(words):
             found = self._linked_denied(words, reading)
             if found is not None:
@@ -934,7 +1076,7 @@ class _Judge:
             for cwd in self.cwds if not os.path.isabs(t) else self.cwds[:1]:
                 lexical = Path(os.path.normpath(cwd / t))
                 paths += [lexical, Path(os.path.realpath(lexical)), *both_readings(str(cwd / t))[1:]]
-        if redirect.write and family and any(self.changes.through_link(p, own) for p in paths):
+        if redirect.write and family and any(self.changes.through_link(p, self._as_written(own)) for p in paths):
             # `ln -s ~ out/h && echo x > out/h/.bashrc`: a link another command makes leads anywhere.
             return Effect.ASK, Provenance(kind=Decider.OPAQUE, detail="a path through a link the line may make")
         verdict = path_verdict(list(dict.fromkeys(paths)), redirect.write, family, self.where, text=redirect.text,
@@ -957,6 +1099,10 @@ class _Judge:
         effect, provenance = self.redirect_effect(redirect)
         opaque = Opaque.DYNAMIC_ARGUMENT if redirect.target.value is None else None
         return Part(text=redirect.text, effect=effect, kind=PartKind.REDIRECT, provenance=provenance, opaque=opaque)
+
+
+def _path_deny(item: Compiled) -> bool:
+    return item.rule is not None and item.rule.effect is Effect.DENY and item.matcher is not None
 
 
 def _program_form(reading: Reading) -> Reading | None:
@@ -993,42 +1139,6 @@ def _home_expanded(value: str, home: Path) -> str | None:
     if value == "~" or value.startswith("~/"):
         return str(home) + value[1:]
     return None if value.startswith("~") else value
-
-
-_CHECKSUMS = frozenset({"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum",
-                        "cksum"})
-
-
-def _reads_listed_files(words: tuple[Word, ...]) -> bool:
-    """Whether the command reads files whose names it takes from a file or its input (``sort
-    --files0-from=F``, ``wc``/``du`` likewise, ``file -f F``, ``sha256sum -c F``) or from its
-    program (jq's ``import``/``include``, or a program read from a file): the line never names
-    them, so no path deny can be checked."""
-    program = programs.name_of(words[0].value) if words else None
-    values = [w.value for w in words[1:]]
-    if program in ("sort", "wc", "du"):
-        return any(v is not None and _long_prefix(v, "--files0-from") for v in values)
-    if program == "file":
-        parsed = read_options(values, table.FILE)
-        return any(s.option is not None and "--files-from" in s.option.names for s in parsed.seen)
-    if program in _CHECKSUMS:
-        return any(v is not None and (_long_prefix(v, "--check") or (v[:1] == "-" and v[1:2] != "-" and "c" in v))
-                   for v in values)
-    if program == "jq":  # its program may name files: `import "keys" as $k {search: "~/.ssh"}` reads ~/.ssh/keys.json
-        return any(v is not None and (_JQ_READS.search(v) is not None or _JQ_PROGRAM_FILE.fullmatch(v) is not None)
-                   for v in values)
-    return False
-
-
-#: A jq program's module directives and builtins that read files found through a search path
-#: the program itself may give (``{search: "~/.ssh"}``; ``~`` and ``$ORIGIN`` expanded by jq).
-#: The keyword alone counts, not the keyword and its path: jq takes a comment or a line break
-#: between them (``import # …`` then ``"keys"`` on the next line). Not a field (``.include``) or
-#: a variable (``$import``) or a file name (``include.json``), which read nothing.
-_JQ_READS = re.compile(r"(?<![.$\w])(?:import|include)(?![\w.])|\b(?:modulemeta|get_search_list)\b")
-#: jq's options that take the program from a file (its directives not on the line): ``-f``
-#: alone or last in a cluster (``-nf``), ``--from-file``.
-_JQ_PROGRAM_FILE = re.compile(r"-[a-zA-Z]*f|--from-file(?:=.*)?", re.DOTALL)
 
 
 def _long_prefix(word: str, option: str) -> bool:
@@ -1210,6 +1320,32 @@ def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path]
     return cwds, known, outside
 
 
+def _chain_folders(analysis: Analysis, where: floor.Where) -> dict[int, list[Path]]:
+    """The folders each command runs in (by its id) when the line is an ``&&`` chain
+    (``Analysis.and_chain``): a command runs only after each ``cd`` before it succeeded, so in
+    the folder the last of them leads to (logical and physical, as ``_working_folders``), not
+    in the folders before it. From a ``cd`` not read here on (``cd -``, an option, ``pushd``,
+    another account's home), none: those commands are judged from every folder of the line."""
+    if not analysis.and_chain:
+        return {}
+    found: dict[int, list[Path]] = {}
+    current = [where.cwd]
+    for command in analysis.commands:
+        found[id(command)] = current
+        words = command.directory_change
+        if words is None:
+            continue
+        value = words[1].value if len(words) == 2 and words[0].value == "cd" else None
+        if not value or value.startswith("-"):
+            break
+        expanded = _home_expanded(value, where.home)
+        if expanded is None:
+            break
+        current = list(dict.fromkeys(t for c in current for t in (Path(os.path.normpath(c / expanded)),
+                                                                  Path(os.path.realpath(c / expanded)))))
+    return found
+
+
 _SUBCOMMAND_PROGRAMS = frozenset({
     "git", "npm", "pnpm", "yarn", "cargo", "go", "docker", "kubectl", "pip", "pip3", "uv", "poetry", "make",
     "dotnet", "gradle", "mvn", "bundle", "rake", "brew", "apt", "systemctl", "gh", "hg", "svn", "conda",
@@ -1236,12 +1372,12 @@ def _suggestions(analysis: Analysis, undecided: list[Command], judge: _Judge) ->
             reading = programs.read(values)
             if program is None or not _plain(program) or reading.never is not None:
                 break
-            tokens = [program]
-            if program in _SUBCOMMAND_PROGRAMS and len(values) > 1 and values[1] and not values[1].startswith("-") \
-                    and _plain(values[1]):
-                tokens.append(values[1])
-            pattern = " ".join(tokens) + " **"
-            if pattern not in seen and judge.would_cover(pattern, words, reading):
+            # (`git -C src status` is `git status` where it works: `git status **` covers it)
+            moved = judge.moves_of(words)
+            rest = tuple(v for k, v in enumerate(values) if k not in moved.words)
+            patterns = dict.fromkeys(_narrow_pattern(program, given) for given in (rest, values))
+            pattern = next((p for p in patterns if p not in seen and judge.would_cover(p, words, reading)), None)
+            if pattern is not None:
                 seen.add(pattern)
                 out.append(Suggestion(tool="shell", pattern=pattern, label=command.text,
                                       examples=Examples(match=(command.text,) if words is command.argv else ())))
@@ -1250,6 +1386,16 @@ def _suggestions(analysis: Analysis, undecided: list[Command], judge: _Judge) ->
                 break
             words = _inner_words(words, argv_inners[0])
     return tuple(out)
+
+
+def _narrow_pattern(program: str, values: tuple[str | None, ...]) -> str:
+    """The rule suggested for the command ``values``: its program, and its subcommand where it
+    has them (``git status **``)."""
+    tokens = [program]
+    if program in _SUBCOMMAND_PROGRAMS and len(values) > 1 and values[1] and not values[1].startswith("-") \
+            and _plain(values[1]):
+        tokens.append(values[1])
+    return " ".join(tokens) + " **"
 
 
 #: Names standing for anything a program may write below a folder (``tar -x``): a file in it,

@@ -61,8 +61,10 @@ def env_reading(argv: Argv, program: str) -> Reading:
             found.append(Flag(frozenset({word}), word, Does.CONFIG))
         given.append((name, value))
         start += 1
+    # (-C: the command runs in that folder, as after a cd there; judged so by shell_verdict)
+    folders = tuple(s.value for s in parsed.seen if s.option is not None and "-C" in s.option.names)
     if start < len(argv):
-        inners.append(Inner(start=start, environment=tuple(given), cleared=cleared))
+        inners.append(Inner(start=start, environment=tuple(given), cleared=cleared, folders=folders))
     return Reading(program, flags=tuple(found), inners=tuple(inners))
 
 

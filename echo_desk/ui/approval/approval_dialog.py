@@ -335,8 +335,8 @@ class ApprovalDialog(QDialog):
         if self.manifest is not None:
             self.manifest.retranslate()
         self.tool_label.setText(_("Tool:"))
-        self.tool_value.setText(f"{aside(title, visible(r.tool_name, one_line=True))} — "
-                                f"{visible(source_label(r.source), one_line=True)}")
+        self.tool_value.setText(_("{tool} — {source}").format(tool=aside(title, visible(r.tool_name, one_line=True)),
+                                                              source=visible(source_label(r.source), one_line=True)))
         self.risk_label.setText(_("Risk:"))
         colour = risk_colour(r.risk.value)
         self.risk_value.setText(f"<b style='color:{colour}'>{risk_label(r.risk.value)}</b>")

@@ -41,7 +41,8 @@ STATEMENT_LABELS = {"read": N_("reading"), "write": N_("writing"), "schema": N_(
 
 
 #: A path grant is for a family of uses, not for the tool that asked: the words say which.
-PATH_USES = {"write": N_("changes to {path}"), "read": N_("reading {path}")}
+#: ``quoted_path`` holds the path in the language's own quotes, so Chinese sets no space before it.
+PATH_USES = {"write": N_("changes to {quoted_path}"), "read": N_("reading {quoted_path}")}
 #: What a path grant covers besides the tool in the dialog (its tooltip).
 PATH_USE_COVERS = {
     "write": N_("Covers every tool that changes files (write, edit, append, create a folder, move, delete) and a "
@@ -62,7 +63,7 @@ def suggestion_text(suggestion: Suggestion) -> str:
     pattern = quoted(visible(suggestion.pattern if suggestion.pattern is not None else suggestion.tool,
                              one_line=True))
     if suggestion.tool in PATH_USES and suggestion.pattern is not None:
-        return _(PATH_USES[suggestion.tool]).format(path=pattern)
+        return _(PATH_USES[suggestion.tool]).format(quoted_path=pattern)
     return pattern
 
 

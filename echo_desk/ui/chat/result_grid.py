@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 
 from echo_desk.common.visible_text import visible
-from echo_desk.i18n import _
+from echo_desk.i18n import _, ngettext
 
 # The grid is read once where the result enters the transcript (``card_facts``); imported from here too.
 from echo_desk.ui.chat.card_facts import Cell, GridFacts
@@ -54,8 +54,8 @@ def more_rows_text(grid: GridFacts, shown: int) -> str:
     if more <= 0:
         return ""
     if grid.more_rows and not grid.more_rows_exact:
-        return _("at least {n} more rows").format(n=more)
-    return _("{n} more rows").format(n=more)
+        return ngettext("at least {n} more row", "at least {n} more rows", more).format(n=more)
+    return ngettext("{n} more row", "{n} more rows", more).format(n=more)
 
 
 def grid_html(grid: GridFacts, *, expanded: bool, palette: Palette | None = None) -> tuple[str, bool]:
@@ -88,7 +88,8 @@ def grid_html(grid: GridFacts, *, expanded: bool, palette: Palette | None = None
     if more:
         notes.append(more)
     if len(grid.columns) > col_limit:
-        notes.append(_("{n} more columns").format(n=len(grid.columns) - col_limit))
+        hidden_columns = len(grid.columns) - col_limit
+        notes.append(ngettext("{n} more column", "{n} more columns", hidden_columns).format(n=hidden_columns))
     if not grid.rows:
         notes.append(_("No rows."))
     if grid.status:

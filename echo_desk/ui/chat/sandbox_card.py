@@ -28,6 +28,7 @@ BLOCKED_LABELS = {
     "network": N_("network access"),
     "unix_socket": N_("connecting to a local socket"),
     "hidden_path": N_("reading a hidden folder"),
+    "kept_in_place": N_("moving a folder the sandbox keeps in place"),
 }
 
 

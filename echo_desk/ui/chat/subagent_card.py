@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from echo_desk.common.json_text import read_json
 from echo_desk.common.visible_text import visible
-from echo_desk.i18n import _, aside, shown
+from echo_desk.i18n import _, aside, ngettext, shown
 from echo_desk.ui.chat.card_facts import SubCall, SubStep
 from echo_desk.ui.core.labels import status_colour, status_label
 from echo_desk.ui.core.palette import Palette, in_use
@@ -88,7 +88,7 @@ def subtranscript_html(sub: SubTranscript, title_for: Callable[[str], str],
     caption = _("Sub-agent transcript (tool calls: {calls})").format(calls=calls)
     body = []
     if hidden:
-        earlier = _("… {n} earlier steps").format(n=hidden)
+        earlier = ngettext("… {n} earlier step", "… {n} earlier steps", hidden).format(n=hidden)
         body.append(f"<p style='margin:2px 0; color:{p.muted}'>{html.escape(earlier)}</p>")
     body += [_step_html(step, title_for, p) for step in shown]
     block = (f"<div style='color:{p.muted}; margin-top:4px'>{html.escape(caption)}</div>"

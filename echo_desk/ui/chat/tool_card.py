@@ -16,7 +16,7 @@ from collections.abc import Callable
 from echo_desk.agent.status import ToolStatus
 from echo_desk.common.json_text import read_json
 from echo_desk.common.visible_text import visible, visible_path
-from echo_desk.i18n import _, aside, labelled, list_text, shown
+from echo_desk.i18n import _, aside, labelled, list_text, ngettext, shown
 from echo_desk.tools.results import FileChange
 from echo_desk.ui.chat.card_facts import PART_LABELS, Unreadable
 from echo_desk.ui.chat.result_grid import grid_html
@@ -100,8 +100,10 @@ def _change_html(change: FileChange, expanded: bool, p: Palette) -> tuple[list[s
             f"{html.escape(parsed.lines[i]) or ' '}</div>" for i in range(min(len(parsed), _CARD_DIFF_LINES))]
     parts.append("<div style='font-family:monospace'>" + "".join(rows) + "</div>")  # not prose: HTML rows
     if len(parsed) > _CARD_DIFF_LINES:
-        more_text = _("{n} more lines: double-click to open the whole diff")
-        parts.append(_div(more_text.format(n=len(parsed) - _CARD_DIFF_LINES), p.muted))
+        more = len(parsed) - _CARD_DIFF_LINES
+        more_text = ngettext("{n} more line: double-click to open the whole diff",
+                             "{n} more lines: double-click to open the whole diff", more)
+        parts.append(_div(more_text.format(n=more), p.muted))
     if change.truncated:
         parts.append(_div(_("The tool shortened this diff."), p.warn))
     return parts, 0
@@ -117,7 +119,8 @@ def unreadable_html(part: Unreadable, *, expanded: bool, palette: Palette | None
     parts = [_div(_("Could not show {what}: it is not in a form Echo Desk can read. As received:").format(what=what),
                   p.warn), _pre(raw, p.muted)]
     if len(part.raw) > limit:
-        parts.append(_div(_("{n} more characters (Copy takes them all)").format(n=len(part.raw) - limit), p.muted))
+        parts.append(_div(ngettext("{n} more character (Copy takes them all)", "{n} more characters (Copy takes them all)",
+                                   len(part.raw) - limit).format(n=len(part.raw) - limit), p.muted))
     return "".join(parts), int(len(part.raw) > _UNREADABLE_CHARS and not expanded)
 
 

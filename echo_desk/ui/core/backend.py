@@ -18,7 +18,7 @@ from echo_desk.agent.permissions import ToolStanding
 from echo_desk.agent.permissions.standing import tool_standing
 from echo_desk.agent.registry import RegisteredTool
 from echo_desk.agent.sources import ToolSource
-from echo_desk.i18n import _, locale_dir_of, translate_in
+from echo_desk.i18n import locale_dir_of, ngettext, translate_in
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import Tool
 
@@ -145,12 +145,12 @@ class CatalogBackend:
         status = self.runtime.breakers.status(name)
         failures = status.consecutive_failures
         if status.state is BreakerState.OPEN:
-            return _("paused after {n} failures, retry in {s} s").format(
+            return ngettext("paused after {n} failure, retry in {s} s", "paused after {n} failures, retry in {s} s", failures).format(
                 n=failures, s=max(1, math.ceil(status.retry_in_seconds)))
         if status.state is BreakerState.HALF_OPEN:
-            return _("trying again after {n} failures").format(n=failures)
+            return ngettext("trying again after {n} failure", "trying again after {n} failures", failures).format(n=failures)
         if failures:
-            return _("{n} recent failures").format(n=failures)
+            return ngettext("{n} recent failure", "{n} recent failures", failures).format(n=failures)
         return ""
 
     @staticmethod

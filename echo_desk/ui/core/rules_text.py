@@ -37,7 +37,7 @@ SCOPE_LABELS = {
 }
 
 LAYER_LABELS = {
-    Layer.FLOOR: N_("Built in"),
+    Layer.FLOOR: N_("Built-in"),
     Layer.USER: N_("Your rules"),
     Layer.WORKSPACE: N_("Workspace (shared)"),
     Layer.WORKSPACE_LOCAL: N_("Workspace (personal)"),

@@ -27,7 +27,7 @@ from echo_desk.agent.permissions import Rule
 from echo_desk.agent.pipeline.call import Decision
 from echo_desk.common.visible_text import visible
 from echo_desk.gateway.clients import display_name
-from echo_desk.i18n import N_, _, shown
+from echo_desk.i18n import N_, _, ngettext, shown
 from echo_desk.store.audit import AuditLog
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui.core import i18n_qt, marshal
@@ -209,7 +209,7 @@ class ActivityTab(QWidget):
                 say_failure(self.detail, _("Nothing was exported ({reason})"), exc)
                 return
             self.detail.setToolTip("")
-            self.detail.setText(_("{n} calls exported to {path}").format(n=count, path=name))
+            self.detail.setText(ngettext("{n} call exported to {path}", "{n} calls exported to {path}", count).format(n=count, path=name))
 
     def retranslate(self, *_args: object) -> None:
         self.tool.setPlaceholderText(_("Tool (exact name)"))

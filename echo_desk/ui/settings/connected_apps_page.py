@@ -73,6 +73,8 @@ class ConnectedAppsPage(QWidget):
         self.home = home
         self.records = records
         self.reports: list[ClientReport] = []
+        #: Whether a look has finished: before it, an empty list says nothing yet.
+        self.looked = False
         self.dialog: QDialog | None = None
         #: What the last protect or undo did, shown above the list's details while it is selected.
         self._outcome: tuple[str, str] = ("", "")
@@ -168,6 +170,7 @@ class ConnectedAppsPage(QWidget):
 
     def _found(self, reports: list[ClientReport]) -> None:
         self.reports = [r for r in reports if r.found]
+        self.looked = True
         self._fill()
         self._watch.watch(*self._watched(reports))
 
@@ -295,11 +298,18 @@ class ConnectedAppsPage(QWidget):
         else:
             self.protect_button.setEnabled(False)
         self.undo_button.setEnabled(found is not None and found.record is not None)
-        text = self._describe(found) if found is not None else ""
+        text = self._describe(found) if found is not None else self._nothing_selected()
         if found is not None and self._outcome[0] == found.location.id:
             text = self._outcome[1] + "\n\n" + text
         self.details.setPlainText(text)
         self._show_profile()
+
+    def _nothing_selected(self) -> str:
+        # An empty list after a look would otherwise be a blank page: say what it means.
+        if self.looked and not self.reports:
+            return _("No other app that uses MCP servers was found on this computer. Press Look again after "
+                     "you set one up.")
+        return ""
 
     def _describe(self, found: LocationReport) -> str:
         lines = [visible(str(found.location.path), one_line=True)]

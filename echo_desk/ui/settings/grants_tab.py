@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
     QTreeWidget,
@@ -32,6 +33,13 @@ class GrantsTab(QWidget):
         self.grants.setColumnCount(6)
         self.grants.setRootIsDecorated(False)
         self.grants.setUniformRowHeights(True)
+        # "What" takes the room left and the rest fit their text (使用次数 too): fixed widths summed
+        # past the page and scrolled the id away. A handful of grants: measuring them costs nothing.
+        header = self.grants.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in range(1, 6):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.grants.currentItemChanged.connect(lambda *_: self._update_buttons())
         layout.addWidget(self.grants, 1)
         self.empty = QLabel()
@@ -98,10 +106,6 @@ class GrantsTab(QWidget):
 
     def retranslate(self, *_args: object) -> None:
         self.grants.setHeaderLabels([_("What"), _("Scope"), _("Expires"), _("Created by"), _("Uses"), _("Id")])
-        # "Uses" is short in English; the header's own width keeps 使用次数 whole.
-        uses = self.grants.header().fontMetrics().horizontalAdvance(_("Uses")) + 24
-        for column, width in ((0, 260), (1, 200), (2, 130), (3, 260), (4, max(50, uses))):
-            self.grants.setColumnWidth(column, width)
         self.grants.setAccessibleName(_("Active grants"))
         self.empty.setText(_("No active grants. Grants appear here when you allow a rule in an approval."))
         self.revoke.setText(_("Revoke"))

@@ -124,6 +124,10 @@ class LocalModelPanel(QWidget):
         i18n_qt.bus().language_changed.connect(self.retranslate)
 
     # -- text -------------------------------------------------------------------------------
+    def form_labels(self) -> tuple[QLabel, ...]:
+        """The labels of the panel's form, for the page to give one label column to its forms."""
+        return self.file_label, self.state_label, self.context_label
+
     def retranslate(self, *_args: object) -> None:
         self.file_label.setText(_("Model file:"))
         self.state_label.setText(_("Status:"))

@@ -217,6 +217,7 @@ class ServerFormDialog(QDialog):
         self.split_button.setAccessibleName(self.split_button.text())
         self.runs_label.setText(_("Will run:"))
         self.runs.setAccessibleName(_("The exact program and arguments that will run"))
+        self.runs.setPlaceholderText(_("Nothing yet: type the command above."))
         labels = (self.name_label, self.transport_label, self.timeout_label, self.command_label, self.args_label,
                   self.runs_label, self.cwd_label, self.url_label)
         width = max(label.sizeHint().width() for label in labels)
@@ -254,7 +255,8 @@ class ServerFormDialog(QDialog):
 
     def _show_runs(self) -> None:
         line = [self.command.text().strip(), *args_from_text(self.args.toPlainText())]
-        self.runs.setPlainText(json.dumps(line, ensure_ascii=False))
+        # An empty form showed [""]: with nothing to run the box is empty and its placeholder speaks.
+        self.runs.setPlainText(json.dumps(line, ensure_ascii=False) if any(line) else "")
 
     def _split(self) -> None:
         try:

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from echo_desk.agent.model import ChatMessage, ChatModel, ModelError, TextDelta
 from echo_desk.common.visible_text import visible
-from echo_desk.i18n import N_, _, shown
+from echo_desk.i18n import N_, _, ngettext, shown
 from echo_desk.store.settings import ProviderKind, ProviderSettings, Settings, SettingsStore
 from echo_desk.tools.secrets import secret_store
 from echo_desk.ui.core import i18n_qt, marshal
@@ -146,6 +146,12 @@ class ModelsPage(QWidget):
         self.save_button.setAccessibleName(_("Save this provider"))
         self.test_button.setText(_("Test connection"))
         self.test_button.setAccessibleName(_("Test the connection"))
+        # One label column for the provider row, the form and the built-in model's panel, in every
+        # language (each form sized its own, so the fields started at three different places).
+        labels = (self.provider_label, *self.labels.values(), *self.local_panel.form_labels())
+        width = max(label.sizeHint().width() for label in labels)
+        for label in labels:
+            label.setMinimumWidth(width)
         self.result.setAccessibleName(_("Connection test result"))
         self._kind_changed()
 
@@ -310,7 +316,7 @@ class ModelsPage(QWidget):
                 if about:
                     self.model.setItemData(self.model.count() - 1, about, Qt.ItemDataRole.ToolTipRole)
             self.model.setEditText(current or (models[0].id if models else ""))
-            self.result.setText(_("{n} models found.").format(n=len(models)) if models
+            self.result.setText(ngettext("{n} model found.", "{n} models found.", len(models)).format(n=len(models)) if models
                                 else _("The server has no models yet."))
         except Exception as exc:  # noqa: BLE001 — the provider's message says what to do ("is Ollama running?")
             self.result.setText(_("Could not list the models: {error}").format(error=_said(exc)))

@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFontDatabase
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QMessageBox,
     QPlainTextEdit,
@@ -39,7 +40,7 @@ from echo_desk.agent.permissions import (
 )
 from echo_desk.agent.permissions.rule_files import current_sha256
 from echo_desk.common.visible_text import has_hidden, visible
-from echo_desk.i18n import N_, _, labelled, shown
+from echo_desk.i18n import N_, _, labelled, ngettext, shown
 from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.core.labels import EFFECT_LABELS
 from echo_desk.ui.core.rules_text import (
@@ -102,6 +103,7 @@ class RulesTab(QWidget):
         self.rules.setColumnCount(6)
         self.rules.setRootIsDecorated(False)
         self.rules.setUniformRowHeights(True)
+        self._size_columns()
         top_layout.addWidget(self.rules, 1)
         self.problems = QLabel()
         self.problems.setTextFormat(Qt.TextFormat.PlainText)
@@ -119,7 +121,8 @@ class RulesTab(QWidget):
         self.rules.currentItemChanged.connect(lambda *_: self._update_delete())
         trust_row.addWidget(self.trust_note, 1)
         trust_row.addWidget(self.trust_button)
-        trust_row.addWidget(self.delete_rule)
+        # Aligned, not stretched: with the trust note hidden it was a bar across the whole page.
+        trust_row.addWidget(self.delete_rule, 0, Qt.AlignmentFlag.AlignRight)
         top_layout.addLayout(trust_row)
         splitter.addWidget(top)
 
@@ -183,6 +186,17 @@ class RulesTab(QWidget):
         self.problems.setVisible(bool(lines))
         self._update_trust()
 
+    def _size_columns(self) -> None:
+        """The reason takes the room left; the short columns fit their text. A few dozen rules:
+        measuring them on each change costs nothing."""
+        header = self.rules.header()
+        header.setStretchLastSection(False)
+        for column in (0, 1, 4, 5):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(2, 240)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+
     def _item(self, rule: Rule) -> QTreeWidgetItem:
         # A rule's tool, pattern and reason may come from a cloned repository: made visible.
         pattern = rule_pattern(rule)
@@ -196,6 +210,7 @@ class RulesTab(QWidget):
             item.setToolTip(5, _("inactive until you trust this workspace"))
         item.setToolTip(4, plain_tooltip(visible(rule.source.describe())))
         item.setToolTip(2, plain_tooltip(visible(rule.pattern or "")))
+        item.setToolTip(3, plain_tooltip(visible(rule_reason(rule))))  # the column elides a long reason
         item.setData(0, Qt.ItemDataRole.UserRole, rule.source.describe())
         item.setData(1, Qt.ItemDataRole.UserRole, rule.source.line if rule.source.path == self.engine.user_file else 0)
         if not rule.active:
@@ -331,7 +346,7 @@ class RulesTab(QWidget):
             self.validation.setText("\n".join(problem_lines(LoadReport(problems=errors))))
             self.validation.setStyleSheet(f"color: {verdict_colour(Effect.DENY)}")
         else:
-            self.validation.setText(_("{n} rules, all valid").format(n=len(report.rules)))
+            self.validation.setText(ngettext("{n} rule, all valid", "{n} rules, all valid", len(report.rules)).format(n=len(report.rules)))
             self.validation.setStyleSheet(f"color: {verdict_colour(None)}")
         changed = self.editor.toPlainText() != getattr(self, "saved_text", "")
         self.save.setEnabled(not errors and changed)

@@ -156,7 +156,9 @@ class SandboxPage(QWidget):
                                         self.always_caption, self.always_hidden, self.hidden_label, self.hidden, self.save_hidden,
                                         self.protected)
         for widget in widgets:
-            layout.addWidget(widget)
+            # A save button sits at the right, as on the other pages, not as a bar across the page.
+            right = isinstance(widget, QPushButton)
+            layout.addWidget(widget, 0, Qt.AlignmentFlag.AlignRight if right else Qt.AlignmentFlag(0))
         layout.addStretch(1)
         self.mode.currentIndexChanged.connect(self._on_change)
         self.without_asking.toggled.connect(self._on_without_asking)
@@ -184,7 +186,7 @@ class SandboxPage(QWidget):
         key = self._key()
         self.workspace_label.setText(_("Workspace: {path}").format(path=key) if key
                                      else _("No workspace open: these choices apply to every workspace."))
-        self.mode_label.setText(_("Run commands"))
+        self.mode_label.setText(_("Run commands:"))  # a form's label, with its colon like the others
         for row in range(self.mode.count()):
             mode = SandboxMode(self.mode.itemData(row))
             label = _(MODE_LABELS[mode])

@@ -50,7 +50,9 @@ BUILD_VARIABLES = ("MAKEFILES", "MAKEFLAGS", "GNUMAKEFLAGS", "CMAKE_TOOLCHAIN_FI
                    "CMAKE_FRAMEWORK_PATH", "CMAKE_APPBUNDLE_PATH", "CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS",
                    "CPPFLAGS", "LDLIBS", "AR", "AS", "LD", "CPP",
                    # (pytest's options from the environment name its doctest files: pytest_doctests)
-                   "PYTEST_ADDOPTS")
+                   "PYTEST_ADDOPTS",
+                   # (where cargo builds: judged by the write rules, as --target-dir is)
+                   "CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR")
 
 
 @pytest.fixture(autouse=True)

@@ -14,6 +14,7 @@ import pytest
 from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
+from .engine_verdicts import effect_under, writes_allowed
 
 PROGRAMS = """
 [[rule]]
@@ -28,9 +29,7 @@ def _verdict(setup: Setup, line: str, files: dict[str, str], writable: str = "@w
         path = setup.workspace / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text.replace("@WS@", str(setup.workspace)), encoding="utf-8")
-    setup.write_user_rules(PROGRAMS + f'\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "{writable}"\n')
-    setup.engine.refresh()
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
+    return effect_under(setup, PROGRAMS + writes_allowed(writable), line)
 
 
 CMAKE_TOP = "cmake_minimum_required(VERSION 3.10)\nproject(p NONE)\n"

@@ -11,13 +11,10 @@ from echo_desk.agent.permissions import Effect
 from echo_desk.agent.permissions.build_tools import compiler_reading, cpp_reading
 
 from .conftest import Setup
+from .engine_verdicts import effect_of as _effect
 
 OUT_ONLY = ('[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[gcc|cc|g++|clang|cpp] **"\n\n'
             '[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/out/**"\n')
-
-
-def _effect(setup: Setup, line: str) -> Effect | None:
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
 
 
 @pytest.mark.parametrize(("line", "written"), [

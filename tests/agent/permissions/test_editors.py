@@ -14,7 +14,8 @@ import pytest
 from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
-from .test_fail_closed import _effect, _rules
+from .engine_verdicts import effect_of as _effect
+from .engine_verdicts import rule_text as _rules
 
 RULES = (_rules("[vim|vi|ex|view|nvim|vim.basic|ed|red|cpp|x86_64-linux-gnu-cpp-12|printf|cat|timeout|env|xargs|bash] **")
          + _rules("@workspace/out/**", tool="write"))

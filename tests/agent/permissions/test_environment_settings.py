@@ -20,6 +20,7 @@ import pytest
 from echo_desk.agent.permissions import Effect, git_environment
 
 from .conftest import Setup
+from .engine_verdicts import effect_under
 
 RULES = """
 [[rule]]
@@ -44,9 +45,7 @@ def _verdict(setup: Setup, monkeypatch: pytest.MonkeyPatch, environ: dict[str, s
     for name, value in environ.items():
         monkeypatch.setenv(name, value.replace("@WS@", str(setup.workspace)))
     (setup.workspace / "package.json").write_text('{"scripts": {"test": "node -e 1"}}')
-    setup.write_user_rules(RULES)
-    setup.engine.refresh()
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
+    return effect_under(setup, RULES, line)
 
 
 _FSMONITOR = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.fsmonitor"}

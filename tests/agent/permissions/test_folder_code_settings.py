@@ -17,6 +17,7 @@ from echo_desk.agent.permissions import Effect
 from echo_desk.agent.permissions.settings_files import places
 
 from .conftest import Setup
+from .engine_verdicts import effect_under, writes_allowed
 
 PROGRAMS = """
 [[rule]]
@@ -27,10 +28,7 @@ pattern = "[hg|pdb3|python3 -m pdb|irb|rake|gdb|cd] **"
 
 
 def _verdict(setup: Setup, line: str, *writable: str) -> Effect | None:
-    setup.write_user_rules(PROGRAMS + "".join(f'\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "{p}"\n'
-                                              for p in writable))
-    setup.engine.refresh()
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
+    return effect_under(setup, PROGRAMS + writes_allowed(*writable), line)
 
 
 @pytest.mark.parametrize("line", [

@@ -14,6 +14,7 @@ from echo_desk.agent.permissions import Effect
 from echo_desk.agent.permissions.model import Opaque, Verdict
 
 from .conftest import Setup
+from .engine_verdicts import verdict_under
 
 RULES = """
 [[rule]]
@@ -29,10 +30,7 @@ pattern = "@workspace/out/**"
 
 
 def _decide(setup: Setup, line: str) -> Verdict:
-    setup.write_user_rules(RULES)
-    setup.engine.refresh()
-    return setup.engine.check_command(line.replace("{outside}", str(setup.workspace.parent / "other")),
-                                      workspace=setup.workspace)
+    return verdict_under(setup, RULES, line.replace("{outside}", str(setup.workspace.parent / "other")))
 
 
 @pytest.mark.parametrize("line", [
@@ -74,3 +72,54 @@ def test_a_link_of_the_workspace_leading_out_asks(setup: Setup) -> None:
     (setup.workspace / "src" / "l").symlink_to(setup.workspace.parent)
     assert _decide(setup, "hg -R src/l status").parts[0].opaque is Opaque.CD_OUTSIDE
     assert _decide(setup, "ninja -C src/l").parts[0].opaque is Opaque.CD_OUTSIDE
+
+
+#: s222: the change-folder options of more project tools (``program_options.FOLDER_OPTIONS``).
+PROJECT_TOOLS = RULES + """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[just|poetry|uv|tox|bun|deno] **"
+"""
+
+
+@pytest.mark.parametrize("line", [
+    "just -d ../other x",
+    "just --working-directory=../other -f ../other/justfile x",
+    "just -f ../other/justfile x",  # the recipes run in the justfile's folder
+    "just --justfile={outside}/justfile x",
+    "poetry -C ../other lock",
+    "poetry -qC ../other lock",  # a group of short options
+    "poetry lock --directory=../other",
+    "poetry -P ../other lock",
+    "uv --directory ../other run x",
+    "uv lock --project=../other",
+    "tox -c ../other",
+    "tox -c ../other/tox.ini -e t",
+    "tox --root ../other -e t",
+    "tox --root ~/p -e t",
+    "bun run --cwd ../other x",
+    "deno task --cwd ../other x",
+    "deno task --config ../other/deno.json x",
+    "deno task -c ../other/deno.json x",
+])
+def test_a_project_tool_s_option_into_a_folder_outside_the_workspace_asks_saying_so(setup: Setup, line: str) -> None:
+    decision = verdict_under(setup, PROJECT_TOOLS, line.replace("{outside}", str(setup.workspace.parent / "other")))
+    assert decision.effect is None
+    assert decision.parts[0].opaque is Opaque.CD_OUTSIDE
+
+
+@pytest.mark.parametrize("line", [
+    "just -d src x",
+    "just -f src/justfile x",
+    "just x",
+    "poetry -C src lock",
+    "uv --directory src lock",
+    "tox -c src -e t",
+    "tox --root src -e t",
+    "bun run --cwd src x",
+    "deno task --cwd src x",
+    "deno task --config src/deno.json x",
+])
+def test_a_project_tool_s_option_into_a_folder_of_the_workspace_is_covered_as_before(setup: Setup, line: str) -> None:
+    assert verdict_under(setup, PROJECT_TOOLS, line).effect is Effect.ALLOW

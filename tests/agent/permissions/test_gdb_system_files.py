@@ -24,7 +24,8 @@ from echo_desk.agent.permissions import Effect
 from echo_desk.agent.permissions.gdb_init import install_folders
 
 from .conftest import Setup
-from .test_fail_closed import _effect, _rules
+from .engine_verdicts import effect_of as _effect
+from .engine_verdicts import rule_text as _rules
 
 _SHELL = {"bash": ["bash", "--noprofile", "--norc", "-c"], "dash": ["dash", "-c"]}
 

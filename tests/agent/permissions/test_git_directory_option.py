@@ -17,6 +17,7 @@ from echo_desk.agent.permissions.model import Opaque
 from tests.agent.permissions.git_setup import git_in
 
 from .conftest import Setup
+from .engine_verdicts import effect_under
 
 RULES = """
 [[rule]]
@@ -54,9 +55,7 @@ pattern = "@workspace/out/**"
 
 
 def _verdict(setup: Setup, line: str) -> Effect | None:
-    setup.write_user_rules(RULES)
-    setup.engine.refresh()
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
+    return effect_under(setup, RULES, line)
 
 
 @pytest.fixture

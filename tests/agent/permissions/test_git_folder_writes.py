@@ -17,6 +17,7 @@ from echo_desk.agent.permissions.git_folder_writes import folders_written
 from tests.agent.permissions.git_setup import git_in
 
 from .conftest import Setup
+from .engine_verdicts import effect_of as _verdict
 
 RULES = """
 [[rule]]
@@ -45,10 +46,6 @@ def repository(setup: Setup) -> Path:
     setup.write_user_rules(RULES)
     setup.engine.refresh()
     return setup.workspace
-
-
-def _verdict(setup: Setup, line: str) -> Effect | None:
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
 
 
 @pytest.mark.parametrize("line", [

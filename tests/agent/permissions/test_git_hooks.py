@@ -13,6 +13,7 @@ from echo_desk.agent.permissions import Effect, git_hooks
 from tests.agent.permissions.git_setup import git_in
 
 from .conftest import Setup
+from .engine_verdicts import effect_under, writes_allowed
 
 RULES = """
 [[rule]]
@@ -41,9 +42,7 @@ def _with_hook(workspace: Path, name: str | None) -> None:
 
 
 def _verdict(setup: Setup, line: str, writable: str) -> Effect | None:
-    setup.write_user_rules(RULES + f'\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "{writable}"\n')
-    setup.engine.refresh()
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
+    return effect_under(setup, RULES + writes_allowed(writable), line)
 
 
 ELSEWHERE = "//var/tmp/echo-desk-s136-nowhere/**"

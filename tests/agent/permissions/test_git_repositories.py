@@ -17,6 +17,7 @@ from echo_desk.agent.permissions import Effect, git_repositories
 from tests.agent.permissions.git_setup import git_in
 
 from .conftest import Setup
+from .engine_verdicts import effect_under, writes_allowed
 
 RULES = """
 [[rule]]
@@ -41,9 +42,7 @@ GIT_DIR = ("mkdir -p out/r/objects out/r/refs && printf 'ref: refs/heads/main\\n
 
 
 def _verdict(setup: Setup, line: str, writable: str = "@workspace/out/**") -> Effect | None:
-    setup.write_user_rules(RULES + f'\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "{writable}"\n')
-    setup.engine.refresh()
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
+    return effect_under(setup, RULES + writes_allowed(writable), line)
 
 
 @pytest.fixture
@@ -183,9 +182,7 @@ MANY = ('\n[[rule]]\neffect = "allow"\ntool = "shell"\n'
 
 
 def _many(setup: Setup, line: str) -> Effect | None:
-    setup.write_user_rules(RULES + MANY + '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/out/**"\n')
-    setup.engine.refresh()
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
+    return effect_under(setup, RULES + MANY + writes_allowed("@workspace/out/**"), line)
 
 
 def test_every_repository_fetch_multiple_names_counts(setup: Setup, repository: Path) -> None:

@@ -14,6 +14,7 @@ from echo_desk.agent.permissions.git_reading import clone_settings
 from echo_desk.agent.permissions.tokens import names_setting
 
 from .conftest import Setup
+from .engine_verdicts import effect_of
 
 WILDCARD = """
 [[rule]]
@@ -63,7 +64,7 @@ pattern = "@workspace/out/**"
 def _effect(setup: Setup, rules: str, line: str) -> Effect | None:
     setup.write_user_rules(rules)
     assert not setup.engine.load().errors
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
+    return effect_of(setup, line)
 
 
 @pytest.mark.parametrize("line", [

@@ -21,6 +21,7 @@ from echo_desk.agent.permissions import Effect
 from echo_desk.agent.permissions.git_folder_writes import templates
 
 from .conftest import Setup
+from .engine_verdicts import effect_of as _verdict
 
 RULES = """
 [[rule]]
@@ -68,10 +69,6 @@ def test_clone_runs_the_hooks_of_its_template(world: Path, setup: Setup, shell: 
     subprocess.run([*argv, "git clone -q --template out/tpl ../r out/c"], cwd=world, check=True, capture_output=True,
                    env=_env(setup.home))
     assert (world / "PWNED").exists()
-
-
-def _verdict(setup: Setup, line: str) -> Effect | None:
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
 
 
 @pytest.mark.parametrize("line", [

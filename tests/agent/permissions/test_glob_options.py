@@ -22,7 +22,8 @@ import pytest
 from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
-from .test_fail_closed import _effect, _rules
+from .engine_verdicts import effect_of as _effect
+from .engine_verdicts import rule_text as _rules
 
 SHELLS = [["bash", "--noprofile", "--norc", "-c"], ["dash", "-c"]]
 

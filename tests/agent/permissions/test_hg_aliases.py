@@ -16,6 +16,7 @@ import pytest
 from echo_desk.agent.permissions import Effect, hg_config
 
 from .conftest import Setup
+from .engine_verdicts import effect_of as _verdict
 from .hg_rules import judged_under
 
 
@@ -23,10 +24,6 @@ from .hg_rules import judged_under
 def hgrc(setup: Setup) -> Path:
     judged_under(setup)
     return setup.home / ".hgrc"
-
-
-def _verdict(setup: Setup, line: str) -> Effect | None:
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
 
 
 @pytest.mark.parametrize(("settings", "line"), [

@@ -19,16 +19,13 @@ from echo_desk.agent.permissions.hg_file_writes import files_written
 from echo_desk.agent.permissions.hg_folder_writes import _FORMS as FOLDER_FORMS
 
 from .conftest import Setup
+from .engine_verdicts import effect_of as _verdict
 from .hg_rules import judged_under
 
 
 @pytest.fixture
 def workspace(setup: Setup) -> Path:
     return judged_under(setup)
-
-
-def _verdict(setup: Setup, line: str) -> Effect | None:
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
 
 
 @pytest.mark.parametrize("line", [

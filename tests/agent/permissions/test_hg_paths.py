@@ -16,6 +16,7 @@ import pytest
 from echo_desk.agent.permissions import Effect, hg_paths
 
 from .conftest import Setup
+from .engine_verdicts import effect_of as _verdict
 from .hg_rules import HG_ANY_WRITES_OUT, judged_under
 
 #: The agent may write out/ and the folders named like hg's paths in the workspace (not the
@@ -35,10 +36,6 @@ def hgrc(setup: Setup) -> Path:
     path.write_text(f"[paths]\ne3 = ~/bin\nabs = {setup.home}/x\nrel = x\n"
                     "url = file:///tmp/x\nnext = path://e3\nmulti = a\nmulti:multi-urls = yes\n", encoding="utf-8")
     return path
-
-
-def _verdict(setup: Setup, line: str) -> Effect | None:
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
 
 
 @pytest.mark.parametrize("line", [

@@ -17,11 +17,8 @@ from echo_desk.agent.permissions.hg_runners import hg_runner_flags
 from echo_desk.agent.permissions.options import Does
 
 from .conftest import Setup
+from .engine_verdicts import effect_of as _verdict
 from .hg_rules import HG_ANY_WRITES_OUT, judged_under
-
-
-def _verdict(setup: Setup, line: str) -> Effect | None:
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
 
 
 @pytest.mark.parametrize("line", [

@@ -16,6 +16,7 @@ import pytest
 from echo_desk.agent.permissions import Effect, line_environment, settings_commands
 
 from .conftest import Setup
+from .engine_verdicts import effect_under, rule_text, writes_allowed
 
 PROGRAMS = "[hg|pip|git|gem|bundle|just|pytest|npm|curl|go|nice|ls|env|gh|make|cmake] **"
 
@@ -23,11 +24,7 @@ PROGRAMS = "[hg|pip|git|gem|bundle|just|pytest|npm|curl|go|nice|ls|env|gh|make|c
 def _verdict(setup: Setup, line: str, names: str, *writable: str) -> Effect | None:
     rules = [PROGRAMS, *(f"{wrapper} {name}=* **" for name in names.split() for wrapper in ("env", "strace -E"))]
     rules += [f"cmake -E env {name}=* **" for name in names.split()]
-    text = "".join(f'\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "{p}"\n' for p in rules)
-    text += "".join(f'\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "{p}"\n' for p in writable)
-    setup.write_user_rules(text)
-    setup.engine.refresh()
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
+    return effect_under(setup, rule_text(*rules) + writes_allowed(*writable), line)
 
 
 #: (variable, its value under the workspace, the command): what the variable names is where

@@ -14,17 +14,10 @@ from echo_desk.agent.permissions.literal_tilde import LiteralTildes, left_by_she
 from echo_desk.agent.permissions.shell import Word
 
 from .conftest import Setup
-
-
-def _rules(*patterns: str, effect: str = "allow", tool: str = "shell") -> str:
-    return "".join(f'[[rule]]\neffect = "{effect}"\ntool = "{tool}"\npattern = "{p}"\n\n' for p in patterns)
-
+from .engine_verdicts import effect_of as _effect
+from .engine_verdicts import rule_text as _rules
 
 SHELL = _rules("[mkdir|printf|touch|cp|git|hg|pytest|cat] **")
-
-
-def _effect(setup: Setup, line: str) -> Effect | None:
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
 
 
 @pytest.mark.parametrize("line", [

@@ -12,6 +12,7 @@ import pytest
 from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
+from .engine_verdicts import effect_under
 
 RULES = """
 [[rule]]
@@ -27,9 +28,7 @@ pattern = "@workspace/out/*.md"
 
 
 def _verdict(setup: Setup, line: str, extra: str = "") -> Effect | None:
-    setup.write_user_rules(RULES + extra)
-    setup.engine.refresh()
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
+    return effect_under(setup, RULES + extra, line)
 
 
 @pytest.mark.parametrize("line", [

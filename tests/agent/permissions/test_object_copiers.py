@@ -12,7 +12,8 @@ import pytest
 from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
-from .test_fail_closed import _effect, _rules
+from .engine_verdicts import effect_of as _effect
+from .engine_verdicts import rule_text as _rules
 
 OUTSIDE = ["objcopy -I binary -O binary a.txt ~/.bashrc", "objcopy -I binary -O binary out/rc ../x",
            "objcopy out/a src/main.py", "objcopy -O binary out/a -- ~/.bashrc", "objcopy src/main.py",

@@ -12,6 +12,7 @@ import pytest
 from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
+from .engine_verdicts import effect_under, writes_allowed
 
 RULES = """
 [[rule]]
@@ -22,9 +23,7 @@ pattern = "[./gradlew|./tool|out/tool|src/tool|~/bin/tool] **"
 
 
 def _verdict(setup: Setup, line: str, writable: str) -> Effect | None:
-    setup.write_user_rules(RULES + f'\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "{writable}"\n')
-    setup.engine.refresh()
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
+    return effect_under(setup, RULES + writes_allowed(writable), line)
 
 
 @pytest.mark.parametrize(("line", "writable"), [

@@ -16,7 +16,8 @@ import pytest
 from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
-from .test_fail_closed import _effect, _rules
+from .engine_verdicts import effect_of as _effect
+from .engine_verdicts import rule_text as _rules
 
 PROGRAMS = ("pip install", "pip3.11 install", "python -m pip install", "python3 -m venv", ".venv/bin/pip install",
             ".venv/bin/pip3 install", ".venv/bin/python -m pip install", "out/venv/bin/pip install",

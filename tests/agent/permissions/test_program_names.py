@@ -12,7 +12,8 @@ import pytest
 from echo_desk.agent.permissions import Effect, programs
 
 from .conftest import Setup
-from .test_fail_closed import _effect, _rules
+from .engine_verdicts import effect_of as _effect
+from .engine_verdicts import rule_text as _rules
 
 #: (a rule naming the program by another name, a line it must not allow, one it still allows)
 CASES: list[tuple[str, str, str | None]] = [

@@ -18,16 +18,15 @@ import pytest
 from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
-from .test_fail_closed import _rules
+from .engine_verdicts import effect_under
+from .engine_verdicts import rule_text as _rules
 
 RULES = (_rules("pip config list", "pip list **", "mypy **", "cd **") + _rules("pip install **", effect="deny")
          + _rules("@workspace/out/**", tool="write"))
 
 
 def _verdict(setup: Setup, line: str, rules: str = RULES) -> Effect | None:
-    setup.write_user_rules(rules)
-    setup.engine.refresh()
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
+    return effect_under(setup, rules, line)
 
 
 @pytest.mark.parametrize("line", ["python -m pip config list", "python3 -m pip list --outdated", "python -I -m pip list",

@@ -14,6 +14,7 @@ from echo_desk.agent.permissions.settings_files import places
 from tests.agent.permissions.git_setup import git_in
 
 from .conftest import Setup
+from .engine_verdicts import effect_under, writes_allowed
 
 CHECKERS = """
 [[rule]]
@@ -24,13 +25,11 @@ pattern = "[mypy|ruff check|git status|npm test|npx tsc|python3 -m pytest|pnpm t
 
 
 def _rules(*writable: str) -> str:
-    return CHECKERS + "".join(f'\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "{p}"\n' for p in writable)
+    return CHECKERS + writes_allowed(*writable)
 
 
 def _verdict(setup: Setup, line: str, *writable: str) -> Effect | None:
-    setup.write_user_rules(_rules(*writable))
-    setup.engine.refresh()
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
+    return effect_under(setup, _rules(*writable), line)
 
 
 @pytest.mark.parametrize("line", [
@@ -337,9 +336,7 @@ pattern = "[git status|git diff|git log|git add|git commit|git rev-parse|git bra
 
 def _staging_verdict(setup: Setup, line: str, writable: str = "@workspace/out/**") -> Effect | None:
     git_in(setup.workspace, "init", "-q")
-    setup.write_user_rules(STAGING + f'\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "{writable}"\n')
-    setup.engine.refresh()
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
+    return effect_under(setup, STAGING + writes_allowed(writable), line)
 
 
 @pytest.mark.parametrize("line", [
@@ -469,7 +466,7 @@ def test_a_part_a_deny_decided_says_the_agents_settings_too(setup: Setup) -> Non
 
 
 @pytest.mark.parametrize("line", ["pytest ~/scratch/t", "python -m pytest -q ~/scratch", "pytest ~/scratch/t/test_x.py",
-                                  "ruff check ~/scratch", "pytest tests ~/scratch", "pytest ~other/t"])
+                                  "ruff check --no-fix ~/scratch", "pytest tests ~/scratch", "pytest ~other/t"])
 def test_a_checked_folder_named_below_the_home_folder_counts(setup: Setup, line: str) -> None:
     """The shell makes an operand starting ``~/`` a path below the home folder (s202: ``pytest
     ~/scratch/t`` imported the conftest.py the agent wrote there; it was read below the folder
@@ -496,9 +493,7 @@ def test_a_project_or_package_named_below_the_home_folder_counts(setup: Setup, l
     shell expands it (s202: ``go run ~/scratch/m.go`` was taken for an import path of the
     workspace's module and ran what the agent wrote there); another user's home is not known."""
     def verdict(writable: str) -> Effect | None:
-        setup.write_user_rules(BUILDERS + f'\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "{writable}"\n')
-        setup.engine.refresh()
-        return setup.engine.check_command(line, workspace=setup.workspace).effect
+        return effect_under(setup, BUILDERS + writes_allowed(writable), line)
 
     assert verdict("~/scratch/**") is not Effect.ALLOW
     if "~other" not in line:

@@ -17,6 +17,7 @@ import pytest
 from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
+from .engine_verdicts import effect_under
 
 HG = """
 [[rule]]
@@ -32,9 +33,7 @@ pattern = "@workspace/out/**"
 
 
 def _verdict(setup: Setup, rules: str, line: str) -> Effect | None:
-    setup.write_user_rules(rules)
-    setup.engine.refresh()
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
+    return effect_under(setup, rules, line)
 
 
 def _hg_repository(setup: Setup, hgrc: str) -> None:

@@ -20,6 +20,7 @@ from echo_desk.agent.permissions import Effect
 from echo_desk.agent.permissions.git_settings_writes import config_written
 
 from .conftest import Setup
+from .engine_verdicts import effect_under, writes_allowed
 
 RULES = """
 [[rule]]
@@ -30,9 +31,7 @@ pattern = "git **"
 
 
 def _verdict(setup: Setup, line: str, writable: str = "@workspace/out/**") -> Effect | None:
-    setup.write_user_rules(RULES + f'\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "{writable}"\n')
-    setup.engine.refresh()
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
+    return effect_under(setup, RULES + writes_allowed(writable), line)
 
 
 @pytest.mark.parametrize("line", [
@@ -123,9 +122,7 @@ pattern = "@workspace/out/**"
 
 
 def _npm_verdict(setup: Setup, line: str) -> Effect | None:
-    setup.write_user_rules(NPM_RULES)
-    setup.engine.refresh()
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
+    return effect_under(setup, NPM_RULES, line)
 
 
 @pytest.mark.parametrize("line", [
@@ -176,9 +173,7 @@ pattern = "@workspace/out/**"
 
 
 def _own_verdict(setup: Setup, line: str) -> Effect | None:
-    setup.write_user_rules(OWN_RULES)
-    setup.engine.refresh()
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
+    return effect_under(setup, OWN_RULES, line)
 
 
 @pytest.mark.parametrize("line", [

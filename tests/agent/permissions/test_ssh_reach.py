@@ -15,6 +15,7 @@ import pytest
 from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
+from .engine_verdicts import effect_under
 
 RULES = """
 [[rule]]
@@ -42,9 +43,7 @@ INCLUDE = "Include ~/.orbstack/ssh/config\n"
 
 
 def _verdict(setup: Setup, line: str) -> Effect | None:
-    setup.write_user_rules(RULES)
-    setup.engine.refresh()
-    return setup.engine.check_command(line, workspace=setup.workspace).effect
+    return effect_under(setup, RULES, line)
 
 
 def _ssh_config(setup: Setup, text: str) -> None:

@@ -16,7 +16,8 @@ import pytest
 from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
-from .test_fail_closed import _effect, _rules
+from .engine_verdicts import effect_of as _effect
+from .engine_verdicts import rule_text as _rules
 
 PROGRAMS = ("perl -pi -e", "perl -i -pe", "perl -i.bak -pe", "perl -ne", "perl -pe", "perl -i", "ruby -i -pe",
             "ruby -pi -e", "pip install", "pip install --target", "pip install -t", "pip install --prefix",
@@ -131,3 +132,59 @@ def test_cargo_writes_where_a_named_target_dir_says_by_the_write_rules(setup: Se
     for line in ("cargo build --target-dir ~/tgt", "cargo build --target-dir .. --release",
                  "cargo build --lockfile-path ~/.bashrc"):
         assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+@pytest.mark.parametrize("line", [
+    "cargo test -- --logfile ~/.bashrc", "cargo test -q -- --logfile=../home/.bashrc", "cargo t -- --logfile ~/x",
+    "cargo bench -- --logfile ~/.bashrc", "cargo test -- --nocapture --logfile ~/.bashrc",
+    # an option of the test harness the engine does not know, or not known until the line runs
+    "cargo test -- --logf ~/.bashrc", "cargo test -- --new-option", "cargo test -- $OPT",
+])
+def test_cargo_tests_log_file_is_judged_by_the_write_rules(setup: Setup, line: str) -> None:
+    # The test harness (libtest) writes its log where --logfile says: `cargo test -- --logfile
+    # ~/.bashrc` emptied and rewrote it (proven, Rust 1.95; cargo is not on the corpus's PATH).
+    setup.write_user_rules(_rules("cargo test **", "cargo t **", "cargo bench **") + _rules("@workspace/out/**", tool="write"))
+    assert _effect(setup, line) is not Effect.ALLOW, line
+
+
+@pytest.mark.parametrize("line", [
+    "cargo test -- --nocapture", "cargo test -- --test-threads 1 --exact tests::a", "cargo test -- --test-threads=1",
+    "cargo test -- -Zunstable-options --format=json", "cargo test -- -Z unstable-options --format json",
+    "cargo test parse -- --include-ignored --skip slow", "cargo test -- -- --logfile ~/.bashrc",
+    "cargo test -- --logfile out/test.log",
+])
+def test_cargo_test_harness_options_that_write_nothing_stay_allowed(setup: Setup, line: str) -> None:
+    setup.write_user_rules(_rules("cargo test **", "cargo test -- --logfile **") + _rules("@workspace/out/**", tool="write"))
+    assert _effect(setup, line) is Effect.ALLOW, line
+
+
+@pytest.fixture
+def ruff_rules(setup: Setup) -> Setup:
+    setup.write_user_rules(_rules("ruff check **", "python -m ruff check **") + _rules("@workspace/out/**", tool="write"))
+    (setup.workspace / "src").mkdir(exist_ok=True)
+    (setup.workspace / "out").mkdir(exist_ok=True)
+    (setup.home / "proj").mkdir(exist_ok=True)
+    (setup.workspace / "out" / "away").symlink_to(setup.home / "proj")
+    (setup.workspace / "docs").mkdir(exist_ok=True)
+    (setup.workspace / "src" / "near").symlink_to(setup.workspace / "docs")
+    return setup
+
+
+@pytest.mark.parametrize("line", [
+    "ruff check --fix ~/proj", "ruff check --fix-only ~/proj/a.py", "ruff check ~/proj", "ruff check --fix ../x",
+    "ruff check --fix @HOME@/proj", "ruff check --fix out/away", "ruff check --fix src ~/proj",
+    "python -m ruff check --fix ~/proj", "ruff check --diff --fix ~/proj", "ruff check --fix $DIR",
+])
+def test_ruff_rewrites_files_outside_the_workspace_only_when_asked(ruff_rules: Setup, line: str) -> None:
+    # ruff check --fix (or `fix = true` in its settings) rewrites what it checks: `ruff check
+    # --fix ~/proj` removed an unused import from ~/proj/a.py (proven, ruff 0.17).
+    line = line.replace("@HOME@", str(ruff_rules.home))
+    assert _effect(ruff_rules, line) is not Effect.ALLOW, line
+
+
+@pytest.mark.parametrize("line", [
+    "ruff check --fix src", "ruff check src", "ruff check --fix src/near", "ruff check --diff ~/proj",
+    "ruff check --no-fix ~/proj", "python -m ruff check --fix src",
+])
+def test_ruff_rewrites_files_inside_the_workspace_as_its_rule_says(ruff_rules: Setup, line: str) -> None:
+    assert _effect(ruff_rules, line) is Effect.ALLOW, line

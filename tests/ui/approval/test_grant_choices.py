@@ -153,7 +153,7 @@ def test_a_path_grant_says_its_use_and_that_it_covers_more_than_the_asking_tool(
     assert [r.text() for r in panel.radios] == [f"Allow {use} “@workspace/notes.txt”"]
     assert "Covers every tool that " + ("changes" if write else "reads") in panel.radios[0].toolTip()
     i18n_qt.apply_language("zh_CN")
-    assert panel.radios[0].text() == ("允许更改 “@workspace/notes.txt”" if write else "允许读取 “@workspace/notes.txt”")
+    assert panel.radios[0].text() == ("允许更改“@workspace/notes.txt”" if write else "允许读取“@workspace/notes.txt”")
     assert "适用于所有会" + ("更改" if write else "读取") in panel.radios[0].toolTip()
 
 

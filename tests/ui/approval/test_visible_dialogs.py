@@ -346,3 +346,15 @@ def test_a_diff_line_cannot_hide_its_end_to_the_right_of_the_view(qtbot) -> None
     shown_at = view.cursorRect(cursor)
     assert 0 <= shown_at.left() < view.viewport().width(), (shown_at, view.viewport().width())
     assert pane.wide_note.isVisibleTo(pane) and "right" in pane.wide_note.text()
+
+
+def test_the_tool_line_takes_the_languages_own_dash(qtbot) -> None:
+    from echo_desk.ui.core import i18n_qt
+
+    dialog = _open(qtbot, _request())
+    assert dialog.tool_value.text().startswith("Run a command (run_command) — ")
+    i18n_qt.apply_language("zh_CN")
+    try:
+        assert "（run_command）——" in dialog.tool_value.text() and " — " not in dialog.tool_value.text()
+    finally:
+        i18n_qt.apply_language("en")

@@ -260,3 +260,18 @@ def test_a_write_the_system_refuses_is_said_in_the_persons_language(qtbot, home:
     # No English word reaches the sentence but the file's path.
     assert not re.search("[A-Za-z]{3,}", said.replace(str(path), "")), said
     assert "No space left on device" in page.details.toolTip()  # the system's words, for a report
+
+
+def test_a_home_with_no_app_says_so_instead_of_a_blank_page(qtbot, qloop, home: Path) -> None:
+    from echo_desk.ui.core import i18n_qt
+
+    page = _page(qtbot, home)
+    assert page.details.toPlainText() == ""  # nothing said before the look has finished
+    qloop.run_until_complete(until(lambda: page.looked))
+    assert page.reports == [] and page.apps.topLevelItemCount() == 0
+    assert page.details.toPlainText().startswith("No other app that uses MCP servers was found")
+    i18n_qt.apply_language("zh_CN")
+    try:
+        assert page.details.toPlainText().startswith("这台电脑上没有找到")
+    finally:
+        i18n_qt.apply_language("en")

@@ -327,3 +327,14 @@ def test_a_wide_grid_is_cut_when_collapsed_and_whole_when_expanded():
     expanded, more = grid_html(grid, expanded=True)
     assert not more and "c9" in expanded and long in expanded and "more columns" not in expanded
     assert grid_of({"columns": [], "rows": [], "status": "3 rows affected"}) is None  # no table: the text shows
+
+
+def test_one_hidden_row_or_column_is_counted_in_the_singular():
+    from echo_desk.ui.chat.result_grid import grid_html, grid_of
+
+    grid = grid_of({"columns": [{"name": f"c{i}", "type": "text"} for i in range(9)],
+                    "rows": [["x"] * 9], "row_count": 1, "more_rows": 1})
+    assert grid is not None
+    collapsed, _more = grid_html(grid, expanded=False)
+    assert "1 more row" in collapsed and "1 more rows" not in collapsed
+    assert "1 more column" in collapsed and "1 more columns" not in collapsed

@@ -214,6 +214,14 @@ def test_a_pasted_command_line_is_split_and_shown_as_the_exact_list(qtbot, qloop
     assert form.args.toPlainText() == "'unclosed"
 
 
+def test_a_new_form_shows_no_command_line_until_one_is_typed(qtbot, manager):
+    form = ServerFormDialog(manager)
+    qtbot.addWidget(form)
+    assert form.runs.toPlainText() == "" and form.runs.placeholderText()  # not [""]
+    form.command.setText("uvx")
+    assert json.loads(form.runs.toPlainText()) == ["uvx"]
+
+
 def test_why_a_command_line_cannot_be_split_is_said_in_the_persons_language(qtbot, manager):
     # Before: the label quoted shlex's English ("No closing quotation") in Chinese too.
     import re

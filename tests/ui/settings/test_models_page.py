@@ -67,3 +67,24 @@ def test_connection_test_reports_the_answer_or_the_providers_error(qtbot, qloop,
     assert "model 'missing' not found" in page.result.text()
     assert [e.kind for e in made] == [ProviderKind.OLLAMA, ProviderKind.OLLAMA]
     assert page.test_button.isEnabled()
+
+
+def test_the_fields_start_in_one_column_in_both_languages(qtbot, settings_store):
+    from PySide6.QtCore import QPoint
+
+    from echo_desk.ui.core import i18n_qt
+
+    page = _page(qtbot, settings_store, lambda *a, **k: None)
+    page.resize(1000, 600)
+    panel = page.local_panel
+    qtbot.waitUntil(lambda: panel.isVisible())
+
+    def starts() -> set[int]:
+        return {w.mapTo(page, QPoint(0, 0)).x() for w in (page.provider, page.kind, panel.file, panel.context)}
+
+    try:
+        for language in ("en", "zh_CN"):
+            i18n_qt.apply_language(language)
+            qtbot.waitUntil(lambda: max(starts()) - min(starts()) <= 2)
+    finally:
+        i18n_qt.apply_language("en")

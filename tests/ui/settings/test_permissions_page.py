@@ -74,7 +74,7 @@ def test_rules_of_every_layer_with_file_and_line_and_the_workspace_allow_inactiv
     untrusted = next(r for r in rows if r[2] == "<b>true</b> **")  # shown as written, never as markup
     assert untrusted[5] == "inactive: not trusted"
     assert next(r for r in rows if r[2] == "git push **")[5] == "active"  # deny applies untrusted
-    assert any(r[4] == "Built in" for r in rows)
+    assert any(r[4] == "Built-in" for r in rows)
     assert page.rules.trust_button.isVisibleTo(page) and "allow rules (1)" in page.rules.trust_note.text()
     shown = page.rules.trust_text(page.engine.trust_snapshot(workspace))
     assert "permissions.toml line 6: shell  <b>true</b> **  — from the repository" in shown and "git push" not in shown
@@ -103,6 +103,14 @@ def test_the_editor_validates_as_you_type_and_saves_only_valid_rules(page, confi
     assert ["deny", "shell", "ls **", "no listing", "Your rules · permissions.toml line 7", "active"] in \
         _rows(editor.rules)
     assert page.engine.check_command("ls -l").effect is Effect.DENY
+
+
+def test_the_editor_counts_its_rules_in_the_right_number(page):
+    editor = page.rules
+    editor.editor.setPlainText('[[rule]]\neffect = "deny"\ntool = "shell"\npattern = "ls **"\n')
+    assert editor.validation.text() == "1 rule, all valid"
+    editor.editor.setPlainText("")
+    assert editor.validation.text() == "0 rules, all valid"
 
 
 def test_revoke_takes_effect_before_the_next_call(page, builtin_runtime, scope):
@@ -184,6 +192,29 @@ def test_settings_has_the_page_in_both_languages(qtbot, builtin_runtime):
     assert dialog.permissions.tabs.tabText(2) == "策略测试"
 
 
+def test_the_grants_columns_fit_the_page_in_both_languages(qtbot, builtin_runtime):
+    from echo_desk.ui.core import i18n_qt
+
+    builtin_runtime.permissions.grant(Suggestion(tool="shell", pattern="git status **", label="git status"),
+                                      GrantScope.MINUTES_15, call_id="c0")
+    dialog = SettingsDialog(CatalogBackend(builtin_runtime.settings, builtin_runtime))
+    qtbot.addWidget(dialog)
+    dialog.resize(900, 600)  # smaller than it opens: the window may be made so
+    dialog.show_page("permissions")
+    dialog.permissions.tabs.setCurrentIndex(1)
+    dialog.show()
+    grants = dialog.permissions.grants.grants
+    dialog.permissions.grants.reload()
+    qtbot.waitUntil(lambda: grants.isVisible() and grants.viewport().width() > 0)
+    header = grants.header()
+    for language in ("en", "zh_CN"):
+        i18n_qt.apply_language(language)
+        qtbot.waitUntil(lambda: header.length() <= grants.viewport().width())  # the id is not scrolled away
+        clipped = [grants.headerItem().text(c) for c in range(grants.columnCount())
+                   if header.sectionSize(c) < header.sectionSizeHint(c) - 2]
+        assert clipped == [], language
+
+
 def test_add_rule_appends_a_valid_template_and_selects_its_pattern(page, config_dir):
     rules = page.rules
     rules.add_rule.click()
@@ -227,6 +258,23 @@ def test_tool_tips_show_a_repository_pattern_literally(page):
     doc = QTextDocument()
     doc.setHtml(item.toolTip(2))  # as Qt renders a tip it takes for rich text
     assert doc.toPlainText() == "<b>true</b> **"
+
+
+def test_a_long_reason_can_be_read_whole_and_has_the_room(page, qtbot):
+    rules = page.rules.rules
+    page.resize(1000, 600)
+    page.show()
+    qtbot.waitUntil(lambda: rules.isVisible() and rules.viewport().width() > 0)
+    floor = next(rules.topLevelItem(i) for i in range(rules.topLevelItemCount())
+                 if rules.topLevelItem(i).text(4) == "Built-in" and len(rules.topLevelItem(i).text(3)) > 40)
+    assert floor.toolTip(3) and floor.text(3) in floor.toolTip(3)  # the column elides it
+    header = rules.header()
+    for short in (0, 4, 5):  # the short columns fit their text; the room left is the reason's
+        assert header.sectionSize(short) <= max(rules.sizeHintForColumn(short), header.sectionSizeHint(short)) + 2
+    assert sum(header.sectionSize(c) for c in range(6)) >= rules.viewport().width() - 2
+    # With nothing to trust, "Delete rule" is a button, not a bar across the page.
+    delete = page.rules.delete_rule
+    assert delete.isVisible() and delete.width() < rules.width() / 2
 
 
 def test_activity_names_the_mcp_client_that_made_a_call(page, builtin_runtime, workspace):

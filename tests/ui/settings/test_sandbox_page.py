@@ -111,6 +111,21 @@ def test_in_a_small_settings_window_no_text_of_the_page_is_cut(qtbot, runtime, l
     dialog.close()
 
 
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_form_labels_end_in_a_colon_and_save_is_a_button_not_a_bar(qtbot, runtime, language: str) -> None:
+    i18n_qt.apply_language(language)
+    dialog = SettingsDialog(CatalogBackend(runtime.settings, runtime))
+    qtbot.addWidget(dialog)
+    dialog.show_page("sandbox")
+    dialog.show()
+    page = dialog.sandbox
+    qtbot.waitUntil(lambda: page.save_domains.isVisible())
+    assert page.mode_label.text()[-1] in ":："
+    for button in (page.save_domains, page.save_hidden):
+        assert button.width() < page.domains.width() / 2, button.text()
+    dialog.close()
+
+
 def _rows(page: SandboxPage) -> list[str]:
     return [page.always_hidden.item(i).text() for i in range(page.always_hidden.count())]
 

@@ -103,6 +103,14 @@ OTHER_FILES: dict[str, str] = {
     # build tool's -C leads there (s210).
     "proj/Makefile": "all:\n\t/usr/bin/touch PWNED\n",
     "proj/build.ninja": "rule t\n  command = /usr/bin/touch PWNED\nbuild t: t\n",
+    # … and its recipes, scripts, tasks and test environments of other tools (s222).
+    "proj/justfile": "x:\n\t/usr/bin/touch PWNED\n",
+    "proj/package.json": '{"name": "proj", "scripts": {"x": "/usr/bin/touch PWNED"}}\n',
+    "proj/deno.json": '{"tasks": {"x": "/usr/bin/touch PWNED"}}\n',
+    "proj/tox.ini": "[tox]\nenv_list = t\n[testenv:t]\nskip_install = true\nallowlist_externals = /usr/bin/touch\ncommands = /usr/bin/touch PWNED\n",
+    "proj/pyproject.toml": '[project]\nname = "proj"\nversion = "0.1.0"\nrequires-python = ">=3.8"\ndependencies = []\n\n[tool.poetry]\npackage-mode = false\n',
+    # … and its Python, which `ruff check --fix` rewrites (an unused import it removes: s221).
+    "proj/lint.py": "import os\n",
 }
 #: Programs a hostile repository ships in the workspace (executable), named as a tool the rules
 #: allow that no folder of a default PATH holds: a shell searching '.' runs them.

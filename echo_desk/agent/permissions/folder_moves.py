@@ -1,0 +1,89 @@
+"""The options by which a program changes into another folder before it does anything else, so
+that the command is ``cd DIR && program rest``: git's ``-C`` (``git_repositories.moves``), ninja's
+and make's ``-C`` (make's ``--directory`` too), hg's ``--cwd``. Proven with strace (ninja 1.11,
+make 4.3, hg 6.3, under bash and dash): each calls ``chdir`` first, then opens what its other
+words name from there (``ninja -C src -f ../out/x.ninja`` reads out/x.ninja; ``hg --cwd sub cat
+-o ../out/c`` writes out/c), and hg takes ``-R`` from where ``--cwd`` leads.
+
+Not every folder option is one: hg's ``-R`` names the repository, not the folder hg works in,
+and cmake's, meson's and the other ``FOLDER_OPTIONS`` are left to ``settings_files`` (the
+settings they read there) and to ``_moves_outside`` (a folder outside the workspace asks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from echo_desk.agent.permissions.git_repositories import Moves
+from echo_desk.agent.permissions.git_repositories import moves as git_moves
+
+__all__ = ["CHANGES_FOLDER", "moves"]
+
+#: The options (short, long) that change a program's folder: ninja's -C is taken once (the last
+#: wins), make's each relative to the one before, hg's --cwd once.
+CHANGES_FOLDER: dict[str, tuple[str, str | None]] = {
+    "ninja": ("-C", None),
+    "make": ("-C", "--directory"),
+    "hg": ("", "--cwd"),
+}
+#: Programs whose repeated option is read relative to the last (the others: not judged, asks).
+_EACH_RELATIVE = frozenset({"make"})
+#: The shortest abbreviation of a long option the program takes (make's getopt: ``--dir=sub``).
+_SHORTEST_ABBREVIATION = {"make": "--di"}
+_NOTHING = Moves(frozenset(), ())
+#: What is not read here: the folder it works in is only known when it runs.
+_UNKNOWN: tuple[str | None, ...] = (None,)
+
+
+def moves(program: str | None, argv: Sequence[str | None]) -> Moves:
+    """The change-folder options of the command ``argv`` run as ``program`` (its base name):
+    the indexes of their words and the folders they name in turn. A word only known when it
+    runs, a short option grouped with others, or an option given twice where the program does
+    not read them in turn: the folder is not known here (a ``None`` folder)."""
+    if program == "git":
+        return git_moves(argv)
+    spec = CHANGES_FOLDER.get(program or "")
+    if spec is None:
+        return _NOTHING
+    short, long = spec
+    words: set[int] = set()
+    folders: list[str | None] = []
+    k = 1
+    while k < len(argv):
+        word = argv[k]
+        following = argv[k + 1] if k + 1 < len(argv) else None
+        if word is None:
+            words.add(k)
+            folders.append(None)  # (it may be the option)
+        elif word == "--":
+            break
+        elif word == short or (long is not None and word == long):
+            words.update((k, k + 1))
+            folders.append(following)
+            k += 1
+        elif long is not None and word.startswith(long + "="):
+            words.add(k)
+            folders.append(word.partition("=")[2])
+        elif short and word.startswith(short):
+            words.add(k)
+            folders.append(word[len(short):])
+        elif _abbreviated(program or "", long, word):
+            words.add(k)
+            folders.append(None)
+        elif short and word.startswith("-") and not word.startswith("--") and short[1] in word:
+            words.add(k)
+            folders.append(None)  # (`-kC out`: a group of short options, not read here)
+        k += 1
+    if len(folders) > 1 and program not in _EACH_RELATIVE:
+        return Moves(frozenset(words), _UNKNOWN)
+    # (an empty folder: git ignores it, these programs are not read here)
+    return Moves(frozenset(words), tuple(f if f else None for f in folders))
+
+
+def _abbreviated(program: str, long: str | None, word: str) -> bool:
+    """Whether ``word`` is a shortened spelling of the long option (``--dir=sub``, ``--direc``)."""
+    shortest = _SHORTEST_ABBREVIATION.get(program)
+    if long is None or shortest is None:
+        return False
+    name = word.partition("=")[0]
+    return name != long and name.startswith(shortest) and long.startswith(name)

@@ -1,0 +1,175 @@
+"""s214: the variables that move where git works are judged as the options that do the same
+(``git_variables``): ``GIT_DIR`` as ``--git-dir``, ``GIT_WORK_TREE`` as ``--work-tree``,
+``GIT_COMMON_DIR`` as a repository folder, ``GIT_INDEX_FILE`` and the object folders as places
+git reads and writes. Given on the line (``env GIT_WORK_TREE=../other git checkout -- x``
+overwrote the file there under a rule naming the assignment: the s214 lines of the hostile
+corpus) or already set in Echo Desk's own environment, into a folder outside the workspace
+they ask, saying so; the index and objects they name are judged by the write rules. And a
+program's own change-folder option (s210) is judged for a command a wrapper runs too
+(``timeout 9 hg -R ../other update null`` deleted the files there), and env's own ``-C`` as a
+``cd`` (``env -C ../other/proj make`` ran another project's build)."""
+
+from __future__ import annotations
+
+import pytest
+
+from echo_desk.agent.permissions import Effect
+from echo_desk.agent.permissions.model import Opaque, Verdict
+
+from .conftest import Setup
+
+VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+             "GIT_ALTERNATE_OBJECT_DIRECTORIES")
+RULES = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[git|hg|ninja|timeout|nice|env] **"
+""" + "".join(f'\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "env {name}=* **"\n' for name in VARIABLES)
+ENV_FOLDER = '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[env -C *|env --chdir=*|make] **"\n'
+WRITES_OUT = '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/out/**"\n'
+
+
+@pytest.fixture(autouse=True)
+def _none_inherited(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
+def _decide(setup: Setup, line: str, rules: str = RULES) -> Verdict:
+    setup.write_user_rules(rules)
+    setup.engine.refresh()
+    return setup.engine.check_command(line.replace("{outside}", str(setup.workspace.parent / "other")),
+                                      workspace=setup.workspace)
+
+
+@pytest.mark.parametrize("value", ["../other", "{outside}", "src/../..", "~/r"])
+@pytest.mark.parametrize("name", VARIABLES)
+def test_echo_desk_s_own_variable_into_a_folder_outside_asks_saying_so(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
+    monkeypatch.setenv(name, value.replace("{outside}", str(setup.workspace.parent / "other")))
+    decision = _decide(setup, "git status")
+    assert decision.effect is None
+    assert decision.parts[0].opaque is Opaque.CD_OUTSIDE
+
+
+@pytest.mark.parametrize("line", [
+    "env GIT_WORK_TREE=../other git checkout -- README.md",
+    "env GIT_WORK_TREE=../other git restore -- README.md",
+    "env GIT_INDEX_FILE=../other/idx git add -A",
+    "env GIT_INDEX_FILE={outside}/idx git add -A",
+    "env GIT_OBJECT_DIRECTORY=../other/objects git add -A",
+    "env GIT_DIR=../other/.git git log",
+    "env GIT_COMMON_DIR=../other/.git git status",
+    "env GIT_ALTERNATE_OBJECT_DIRECTORIES=out:../other git log",
+    "env GIT_DIR=~/r git log",  # bash makes ~ the home folder after =, dash does not
+    "env GIT_DIR=.git nice git --work-tree=../other checkout -- README.md",
+    "git -C src --work-tree=../../other checkout -- README.md",
+])
+def test_a_variable_the_line_gives_into_a_folder_outside_is_not_allowed(setup: Setup, line: str) -> None:
+    assert _decide(setup, line).effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "env GIT_WORK_TREE=src git status",
+    "env GIT_DIR=.git git log",
+    "git status",
+])
+def test_a_variable_into_a_folder_of_the_workspace_is_covered_as_the_option_is(setup: Setup, line: str) -> None:
+    assert _decide(setup, line).effect is Effect.ALLOW
+
+
+@pytest.mark.parametrize("value", ["src/idx", "out/idx"])
+def test_the_index_a_variable_names_is_judged_by_the_write_rules(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    writable = value.startswith("out/")
+    assert _decide(setup, f"env GIT_INDEX_FILE={value} git add -A").effect is not Effect.ALLOW  # (no write rule)
+    monkeypatch.setenv("GIT_INDEX_FILE", value)
+    assert (_decide(setup, "git add -A", RULES + WRITES_OUT).effect is Effect.ALLOW) is writable
+
+
+def test_a_repository_the_agent_may_write_that_git_dir_names_is_git_s_settings(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``GIT_DIR=out/r`` makes out/r/config git's settings (``core.fsmonitor`` runs), as
+    ``--git-dir=out/r`` does: where the agent may write it, a rule for git does not cover it."""
+    repository = setup.workspace / "out" / "r"
+    (repository / "objects").mkdir(parents=True)
+    (repository / "refs").mkdir()
+    (repository / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    (repository / "config").write_text("[core]\n\tfsmonitor = touch PWNED\n", encoding="utf-8")
+    assert _decide(setup, "git status", RULES + WRITES_OUT).effect is Effect.ALLOW
+    monkeypatch.setenv("GIT_DIR", "out/r")
+    assert _decide(setup, "git status", RULES + WRITES_OUT).effect is not Effect.ALLOW
+    monkeypatch.delenv("GIT_DIR")
+    assert _decide(setup, "env GIT_DIR=out/r git status", RULES + WRITES_OUT).effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "timeout 9 hg -R ../other update null",
+    "nice hg --cwd ../other rm x",
+    "nice ninja -C ../other",
+    "timeout 9 nice hg -R {outside} status",
+    "env git --work-tree=../other checkout -- README.md",
+    "nice env -C ../other make",
+])
+def test_a_change_folder_option_behind_a_wrapper_is_judged_too(setup: Setup, line: str) -> None:
+    assert _decide(setup, line, RULES + ENV_FOLDER).effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["timeout 9 hg -R src status", "nice ninja -C src", "timeout 9 git status"])
+def test_a_wrapped_option_into_the_workspace_is_covered_as_before(setup: Setup, line: str) -> None:
+    assert _decide(setup, line).effect is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "env -C ../other make",
+    "env --chdir=../other git status",
+    "env -C src -C ../.. git status",  # each from the last
+    "env -C {outside} git status",
+    "env -C ~ git status",
+])
+def test_env_s_change_folder_option_outside_asks_saying_so(setup: Setup, line: str) -> None:
+    decision = _decide(setup, line, RULES + ENV_FOLDER)
+    assert decision.effect is None
+    assert decision.parts[0].opaque is Opaque.CD_OUTSIDE
+
+
+def test_env_s_change_folder_option_inside_is_judged_as_run_there(setup: Setup) -> None:
+    """``env -C out git status`` reads the settings of the repository found from out/, as
+    ``cd out && git status`` does: one the agent may plant there asks."""
+    assert _decide(setup, "env -C src git status", RULES + ENV_FOLDER).effect is Effect.ALLOW
+    repository = setup.workspace / "out" / ".git"
+    (repository / "objects").mkdir(parents=True)
+    (repository / "refs").mkdir()
+    (repository / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    (repository / "config").write_text("[core]\n\tfsmonitor = touch PWNED\n", encoding="utf-8")
+    assert _decide(setup, "env -C out git status", RULES + ENV_FOLDER + WRITES_OUT).effect is not Effect.ALLOW
+    assert _decide(setup, "env -C src git status", RULES + ENV_FOLDER + WRITES_OUT).effect is Effect.ALLOW
+
+
+CARGO = '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[cargo|env CARGO_TARGET_DIR=*|env CARGO_BUILD_TARGET_DIR=*] **"\n'
+
+
+@pytest.mark.parametrize("line", [
+    "env CARGO_TARGET_DIR=../other/t cargo build",
+    "env CARGO_BUILD_TARGET_DIR=../other/t cargo test",
+    "env CARGO_TARGET_DIR={outside}/t cargo clean",  # (clean deletes that folder)
+    "env CARGO_TARGET_DIR=src/t cargo build",
+    "env CARGO_TARGET_DIR=~/t cargo build",
+])
+def test_the_folder_cargo_s_variables_name_is_judged_by_the_write_rules(setup: Setup, line: str) -> None:
+    """``env CARGO_TARGET_DIR=../other/t cargo build`` wrote there and ``cargo clean`` deleted
+    it (cargo 1.95, bash and dash): judged as ``cargo build --target-dir ../other/t`` is."""
+    assert _decide(setup, line, RULES + CARGO).effect is not Effect.ALLOW
+    assert _decide(setup, line, RULES + CARGO + WRITES_OUT).effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("value", ["../other/t", "src/t"])
+def test_echo_desk_s_own_cargo_target_folder_is_judged_by_the_write_rules(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    assert _decide(setup, "cargo build", RULES + CARGO).effect is Effect.ALLOW
+    monkeypatch.setenv("CARGO_TARGET_DIR", value)
+    assert _decide(setup, "cargo build", RULES + CARGO).effect is not Effect.ALLOW
+    assert _decide(setup, "cargo version", RULES + CARGO).effect is Effect.ALLOW  # (builds nothing)
+    monkeypatch.setenv("CARGO_TARGET_DIR", "out/t")
+    assert _decide(setup, "cargo build", RULES + CARGO + WRITES_OUT).effect is Effect.ALLOW
