@@ -76,6 +76,7 @@ from echo_desk.agent.permissions.reading import (
     with_changes,
     written_of,
 )
+from echo_desk.agent.permissions.tox_workdir import tox_reading
 from echo_desk.agent.permissions.wrappers import (
     ELEVATORS,
     PACKAGE_MANAGERS,
@@ -850,7 +851,7 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "npx": lambda argv, program: wrapper_reading(argv, program, Wrapper(RUNNER_OPTIONS)),
     **{name: runner(subs, table.NPM if name in PACKAGE_MANAGERS else OptionSet((), strict=False))
        for name, subs in RUNNERS.items()},
-    "yarn": _yarn, "hg": _hg, "gdb": _gdb, "rustup": rustup_reading, **editors.PROGRAMS,
+    "yarn": _yarn, "hg": _hg, "gdb": _gdb, "rustup": rustup_reading, "tox": tox_reading, **editors.PROGRAMS,
 }
 _TABLES: dict[str, OptionSet] = {
     "sort": table.SORT, "grep": table.GREP, "rg": table.RG,

@@ -52,7 +52,9 @@ BUILD_VARIABLES = ("MAKEFILES", "MAKEFLAGS", "GNUMAKEFLAGS", "CMAKE_TOOLCHAIN_FI
                    # (pytest's options from the environment name its doctest files: pytest_doctests)
                    "PYTEST_ADDOPTS",
                    # (where cargo builds: judged by the write rules, as --target-dir is)
-                   "CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR")
+                   "CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR",
+                   # (where tox builds its environments, kubectl's settings file: s223)
+                   "TOX_WORK_DIR", "KUBECONFIG")
 
 
 @pytest.fixture(autouse=True)

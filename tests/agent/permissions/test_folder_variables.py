@@ -173,3 +173,32 @@ def test_echo_desk_s_own_cargo_target_folder_is_judged_by_the_write_rules(
     assert _decide(setup, "cargo version", RULES + CARGO).effect is Effect.ALLOW  # (builds nothing)
     monkeypatch.setenv("CARGO_TARGET_DIR", "out/t")
     assert _decide(setup, "cargo build", RULES + CARGO + WRITES_OUT).effect is Effect.ALLOW
+
+
+TOX = '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[tox|env TOX_WORK_DIR=*] **"\n'
+
+
+@pytest.mark.parametrize("line", [
+    "tox --workdir ../other/wd -e py", "tox --workdir=../other/wd", "tox -e py --w ../other/wd", "tox run --workdir ~/wd",
+    "tox --workdir src/wd", "env TOX_WORK_DIR=../other/wd tox -e py", "tox --workdir",
+])
+def test_the_folder_tox_builds_in_is_judged_by_the_write_rules(setup: Setup, line: str) -> None:
+    """``tox --workdir ../other/wd`` created a virtualenv there (tox 4.67, bash and dash): a
+    rule for tox trusts it to build in the project, not in every folder the line names."""
+    assert _decide(setup, line, RULES + TOX + WRITES_OUT).effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["tox --workdir out/tox -e py", "tox --workdir=out/tox", "tox -e py -- --workdir ../x"])
+def test_tox_building_where_the_agent_may_write_stays_allowed(setup: Setup, line: str) -> None:
+    assert _decide(setup, line, RULES + TOX + WRITES_OUT).effect is Effect.ALLOW
+
+
+@pytest.mark.parametrize("value", ["../other/wd", "src/wd", "~/wd"])
+def test_echo_desk_s_own_tox_work_folder_is_judged_by_the_write_rules(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    assert _decide(setup, "tox -e py", RULES + TOX + WRITES_OUT).effect is Effect.ALLOW
+    monkeypatch.setenv("TOX_WORK_DIR", value)
+    assert _decide(setup, "tox -e py", RULES + TOX + WRITES_OUT).effect is not Effect.ALLOW
+    assert _decide(setup, "tox -e py --workdir out/tox", RULES + TOX + WRITES_OUT).effect is Effect.ALLOW
+    monkeypatch.setenv("TOX_WORK_DIR", "out/tox")
+    assert _decide(setup, "tox -e py", RULES + TOX + WRITES_OUT).effect is Effect.ALLOW
