@@ -835,7 +835,13 @@ OPERAND_FOLDERS = frozenset({"cmake", "meson"})
 #: environment the commands inherit from Echo Desk or the line gives (``line_environment``).
 #: ``$COMPOSER`` names the composer.json composer reads (its scripts), relative to the folder.
 CODE_FILE_VARIABLES: dict[str, tuple[str, ...]] = {"bundle": ("BUNDLE_GEMFILE",), "just": ("JUST_JUSTFILE",),
-                                                   "composer": ("COMPOSER",)}
+                                                   "composer": ("COMPOSER",),
+                                                   # kubectl's settings files (an `exec` entry runs)
+                                                   "kubectl": ("KUBECONFIG",)}
+#: Those of CODE_FILE_VARIABLES holding a list of files, ``:`` between them (empty entries
+#: skipped): ``KUBECONFIG=:out/k`` made ``kubectl get pods`` run out/k's credential command
+#: (proven, kubectl 1.32 under bash and dash, s223).
+CODE_FILE_LISTS = frozenset({"KUBECONFIG"})
 #: A subcommand that runs code files it finds in the folder it runs in, by suffix, besides its
 #: operands: ``gem build`` evaluates the .gemspec it is given (or finds) as Ruby (proven, gem 3.3).
 SUBCOMMAND_CODE: dict[str, tuple[str, tuple[str, ...]]] = {"gem": ("build", (".gemspec",))}

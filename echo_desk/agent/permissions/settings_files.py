@@ -645,7 +645,11 @@ def _code_files(program: str, words: Sequence[str | None], cwds: Sequence[Path],
     here: any file."""
     named: list[str | None] = [w for v in _option_values(program, words, table.CODE_FILE_OPTIONS.get(program))
                                for w in _tilde_words(v, home)]
-    named += [v for name in table.CODE_FILE_VARIABLES.get(program, ()) if (v := line_environment.get(name))]
+    for name in table.CODE_FILE_VARIABLES.get(program, ()):
+        value = line_environment.get(name)
+        entries = [e for e in value.split(os.pathsep) if e] if name in table.CODE_FILE_LISTS else [value]
+        # (a ~ the shell may have expanded in an assignment, or left: both)
+        named += [w for entry in entries if entry for w in _tilde_words(entry, home)]
     if any(not value for value in named):
         return [ANY_FILE]
     # A folder named instead of a file holds the build file (``tox -c out`` reads out/tox.ini).

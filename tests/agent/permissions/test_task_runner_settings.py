@@ -40,3 +40,32 @@ def test_a_settings_file_the_agent_may_write_asks(setup: Setup, line: str, writa
 ])
 def test_settings_the_agent_cannot_write_leave_the_rule_in_force(setup: Setup, line: str) -> None:
     assert _judged(setup, line, "@workspace/out/**") is Effect.ALLOW, line
+
+
+@pytest.mark.parametrize("value", ["out/k", ":out/k", "/nonexistent/k:out/k", "out/k:/nonexistent/k", "~/k", "{ws}/out/k"])
+def test_the_settings_files_kubeconfig_names_in_echo_desk_s_environment_are_kubectl_s(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    """``KUBECONFIG=:out/k`` in the environment kubectl inherits made ``kubectl get pods`` run
+    out/k's ``exec`` command (kubectl 1.32, bash and dash; a list, empty entries skipped, a
+    relative file in the folder it runs in): a file there the agent may write asks, as
+    ``--kubeconfig out/k`` does. (``~/k``: kubectl reads ~ as a folder name; the shell that set
+    it may have expanded it: both count.)"""
+    monkeypatch.setenv("KUBECONFIG", value.format(ws=setup.workspace))
+    assert _judged(setup, "kubectl get pods", "@workspace/**") is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("value", ["/nonexistent/k", "/nonexistent/a::/nonexistent/b", ""])
+def test_settings_files_kubeconfig_names_the_agent_cannot_write_leave_the_rule_in_force(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("KUBECONFIG", value)
+    assert _judged(setup, "kubectl get pods", "@workspace/**") is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "KUBECONFIG=out/k kubectl get pods", "env KUBECONFIG=out/k kubectl get pods",
+    "env KUBECONFIG=/nonexistent/k:{ws}/out/k kubectl get pods",
+])
+def test_kubeconfig_given_on_the_line_names_kubectl_s_settings_too(setup: Setup, line: str) -> None:
+    setup.write_user_rules(_rules("[kubectl get|env KUBECONFIG=* kubectl get] **") + _rules("@workspace/**", tool="write"))
+    setup.engine.refresh()
+    assert _effect(setup, line.format(ws=setup.workspace)) is not Effect.ALLOW
