@@ -64,6 +64,7 @@ from echo_desk.agent.permissions.interpreters import (
 from echo_desk.agent.permissions.meson_modes import meson_reading
 from echo_desk.agent.permissions.model import Opaque
 from echo_desk.agent.permissions.options import Does, OptionSet, Parsed, read_options
+from echo_desk.agent.permissions.pre_commit_repos import pre_commit_reading
 from echo_desk.agent.permissions.program_scripts import awk_is_harmless, sed_is_harmless
 from echo_desk.agent.permissions.reading import (
     Argv,
@@ -851,7 +852,8 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "npx": lambda argv, program: wrapper_reading(argv, program, Wrapper(RUNNER_OPTIONS)),
     **{name: runner(subs, table.NPM if name in PACKAGE_MANAGERS else OptionSet((), strict=False))
        for name, subs in RUNNERS.items()},
-    "yarn": _yarn, "hg": _hg, "gdb": _gdb, "rustup": rustup_reading, "tox": tox_reading, **editors.PROGRAMS,
+    "yarn": _yarn, "hg": _hg, "gdb": _gdb, "rustup": rustup_reading, "tox": tox_reading,
+    "pre-commit": pre_commit_reading, **editors.PROGRAMS,
 }
 _TABLES: dict[str, OptionSet] = {
     "sort": table.SORT, "grep": table.GREP, "rg": table.RG,

@@ -69,3 +69,30 @@ def test_kubeconfig_given_on_the_line_names_kubectl_s_settings_too(setup: Setup,
     setup.write_user_rules(_rules("[kubectl get|env KUBECONFIG=* kubectl get] **") + _rules("@workspace/**", tool="write"))
     setup.engine.refresh()
     assert _effect(setup, line.format(ws=setup.workspace)) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("rule", ["pre-commit **", "pre-commit * **", "pre-commit run **"])
+@pytest.mark.parametrize("line", [
+    "pre-commit try-repo ../other/hooks", "pre-commit try-repo . x --all-files", "pre-commit try-repo out/hooks",
+    "pre-commit try-repo https://example.invalid/hooks.git", "pre-commit -V try-repo ../other/hooks",
+])
+def test_hooks_of_another_repository_need_a_rule_naming_try_repo(setup: Setup, rule: str, line: str) -> None:
+    """``pre-commit try-repo ../other/hooks x -a`` ran a hook that repository lists (pre-commit
+    3.0, bash and dash): a rule for pre-commit trusts the project's hooks, not another's."""
+    setup.write_user_rules(_rules(rule))
+    setup.engine.refresh()
+    assert _effect(setup, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["pre-commit try-repo ../other/hooks", "pre-commit try-repo . x --all-files"])
+def test_a_rule_naming_try_repo_covers_it(setup: Setup, line: str) -> None:
+    setup.write_user_rules(_rules("pre-commit try-repo **"))
+    setup.engine.refresh()
+    assert _effect(setup, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["pre-commit run try-repo", "pre-commit help try-repo", "pre-commit --version"])
+def test_try_repo_as_a_word_of_another_subcommand_is_not_it(setup: Setup, line: str) -> None:
+    setup.write_user_rules(_rules("pre-commit **"))
+    setup.engine.refresh()
+    assert _effect(setup, line) is Effect.ALLOW
