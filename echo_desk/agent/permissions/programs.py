@@ -77,7 +77,7 @@ from echo_desk.agent.permissions.reading import (
     with_changes,
     written_of,
 )
-from echo_desk.agent.permissions.tox_workdir import tox_reading
+from echo_desk.agent.permissions.tox_writes import tox_reading
 from echo_desk.agent.permissions.wrappers import (
     ELEVATORS,
     PACKAGE_MANAGERS,

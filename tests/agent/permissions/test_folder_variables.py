@@ -181,14 +181,17 @@ TOX = '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[tox|env TOX_WOR
 @pytest.mark.parametrize("line", [
     "tox --workdir ../other/wd -e py", "tox --workdir=../other/wd", "tox -e py --w ../other/wd", "tox run --workdir ~/wd",
     "tox --workdir src/wd", "env TOX_WORK_DIR=../other/wd tox -e py", "tox --workdir",
+    "tox -e py --result-json ../other/r.json", "tox run -e py --res=../other/r.json",
 ])
 def test_the_folder_tox_builds_in_is_judged_by_the_write_rules(setup: Setup, line: str) -> None:
-    """``tox --workdir ../other/wd`` created a virtualenv there (tox 4.67, bash and dash): a
-    rule for tox trusts it to build in the project, not in every folder the line names."""
+    """``tox --workdir ../other/wd`` created a virtualenv there, ``--result-json`` wrote its file
+    there (tox 4.67, bash and dash): a rule for tox trusts it to build in the project, not in
+    every folder the line names."""
     assert _decide(setup, line, RULES + TOX + WRITES_OUT).effect is not Effect.ALLOW
 
 
-@pytest.mark.parametrize("line", ["tox --workdir out/tox -e py", "tox --workdir=out/tox", "tox -e py -- --workdir ../x"])
+@pytest.mark.parametrize("line", ["tox --workdir out/tox -e py", "tox --workdir=out/tox", "tox -e py -- --workdir ../x",
+                                  "tox -e py --result-json out/r.json", "tox -e py -r"])
 def test_tox_building_where_the_agent_may_write_stays_allowed(setup: Setup, line: str) -> None:
     assert _decide(setup, line, RULES + TOX + WRITES_OUT).effect is Effect.ALLOW
 
