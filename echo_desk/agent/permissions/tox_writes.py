@@ -33,8 +33,8 @@ def tox_reading(argv: Argv, program: str) -> Reading:
     words = argv[1:]
     for k, word in enumerate(words):
         if word is None:
-            named.setdefault(_WORKDIR, None)
-            named.setdefault(_RESULTS, None)
+            # (where tox takes the last of an option, a later one still names the place)
+            named[_WORKDIR] = named[_RESULTS] = None
             continue
         if word == "--":
             break  # the rest are the commands' positional arguments

@@ -182,6 +182,7 @@ TOX = '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[tox|env TOX_WOR
     "tox --workdir ../other/wd -e py", "tox --workdir=../other/wd", "tox -e py --w ../other/wd", "tox run --workdir ~/wd",
     "tox --workdir src/wd", "env TOX_WORK_DIR=../other/wd tox -e py", "tox --workdir",
     "tox -e py --result-json ../other/r.json", "tox run -e py --res=../other/r.json",
+    "tox --workdir out/tox \"$@\"", "tox --result-json out/r.json $X",
 ])
 def test_the_folder_tox_builds_in_is_judged_by_the_write_rules(setup: Setup, line: str) -> None:
     """``tox --workdir ../other/wd`` created a virtualenv there, ``--result-json`` wrote its file
