@@ -291,12 +291,10 @@ def _as_nobody(*argv: str) -> list[str]:
 
 
 def _python_nobody_can_run() -> str | None:
-    """An interpreter the user 'nobody' may execute, in a sandbox too (the sandbox's own helper
-    runs first there, with the runner's interpreter). The venv's Python often lives under a home
+    """An interpreter the user 'nobody' may execute. The venv's Python often lives under a home
     folder only its owner may enter (pyenv under /root), so the system's Python is tried too."""
     for candidate in (os.path.realpath(sys.executable), "/usr/bin/python3"):
-        inside = ["bwrap", "--unshare-user", "--ro-bind", "/", "/", candidate, "-I", "-c", "pass"]
-        if Path(candidate).exists() and subprocess.run(_as_nobody(*inside),
+        if Path(candidate).exists() and subprocess.run(_as_nobody(candidate, "-I", "-c", "pass"),
                                                        capture_output=True, timeout=30).returncode == 0:
             return candidate
     return None
