@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from echo_desk.sandbox import (
-    closer,
     ending,
     forwarder,
     hidden_list,
@@ -40,7 +39,6 @@ from echo_desk.sandbox.placeholders import Placeholder
 from echo_desk.sandbox.planted import Planted
 
 FORWARDER = Path(forwarder.__file__)  # imported, so the desktop bundle carries it too
-CLOSER = Path(closer.__file__)
 RELAY = Path(relay_launcher.__file__)
 DEFAULT_TMP_BYTES = 512 * 1024 * 1024
 #: The kernel's settings, read-only over the sandbox's own /proc. bwrap covers /proc/sys only
@@ -167,9 +165,8 @@ class Launch:
             end.close()
 
 
-#: What the helpers inside (the closer, the proxy's forwarder) run from: this Python (and its
-#: environment) and their scripts.
-_HELPERS_NEED = (sys.executable, sys.prefix, str(CLOSER), str(FORWARDER))
+#: What the proxy's forwarder runs from: this Python (and its environment) and the script.
+_FORWARDER_NEEDS = (sys.executable, sys.prefix, str(FORWARDER))
 
 
 def _own_folders_in_tmp(paths: list[str]) -> list[Path]:
@@ -288,7 +285,7 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
         if spec.proxied:
             command = [*helper_command(forwarder.__name__, FORWARDER), str(relay_launcher.RELAY_FD), "--", *command]
         argv += ["--seccomp", str(relay_launcher.SECCOMP_FD), "--chdir", str(cwd), "--",
-                 *_inside(command, spec, relay_launcher.RELAY_FD if spec.proxied else None)]
+                 *_with_process_limit(command, spec.max_processes)]
         if spec.proxied:
             assert relay_path is not None
             wrapped = [*helper_command(relay_launcher.__name__, RELAY), str(relay_path), str(seccomp_file), "--", *argv]
@@ -305,7 +302,7 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     if spec.proxied:
         relay, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         command = [*helper_command(forwarder.__name__, FORWARDER), str(child_end.fileno()), "--", *command]
-    argv += _inside(command, spec, None if child_end is None else child_end.fileno())
+    argv += _with_process_limit(command, spec.max_processes)
     fds = (fd, info_write) if child_end is None else (fd, info_write, child_end.fileno())
     placeholders.take(stand_ins)
     return Launch(argv, fds, tuple(hidden), tuple(read_only), environment, relay,
@@ -519,7 +516,7 @@ def _mounts(spec: SandboxSpec, command: list[str], writable: list[Path], hidden:
     folders under /tmp, the hidden paths, the writable folders and, inside them, what stays
     read-only (the order matters: a later mount covers an earlier one)."""
     argv: list[str] = []
-    for folder in _own_folders_in_tmp([command[0], *spec.runs_from, *_HELPERS_NEED]):
+    for folder in _own_folders_in_tmp([command[0], *spec.runs_from, *(_FORWARDER_NEEDS if spec.proxied else ())]):
         argv += _in_private_tmp(folder)
     for path in hidden:
         if not any(is_under(path, w) for w in writable):
@@ -579,13 +576,6 @@ def _write_private(path: Path, data: bytes) -> None:
         os.write(fd, data)
     finally:
         os.close(fd)
-
-
-def _inside(command: list[str], spec: SandboxSpec, relay_fd: int | None) -> list[str]:
-    """What bwrap starts: the closer (every descriptor but the standard streams and the
-    forwarder's end of the relay is closed), then the process limit, then the command."""
-    keep = "" if relay_fd is None else str(relay_fd)
-    return [*helper_command(closer.__name__, CLOSER), keep, "--", *_with_process_limit(command, spec.max_processes)]
 
 
 def _with_process_limit(command: list[str], limit: int) -> list[str]:

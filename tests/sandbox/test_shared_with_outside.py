@@ -15,7 +15,6 @@ import secrets
 import select
 import socket
 import sqlite3
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -267,45 +266,3 @@ def test_without_a_new_session_the_terminal_is_reached_but_typing_into_it_is_ref
     and a newline were typed into that terminal, for its shell to run once Echo Desk exits)."""
     said = _on_a_terminal(jail.workspace, "without-new-session")
     assert "SAID refused 1 | WAITING 0" in said, said
-
-
-#: Run inside the sandbox: the descriptors of every process it sees, as JSON.
-_DESCRIPTORS = """
-import json, os
-def held(pid):
-    found = {}
-    for fd in os.listdir(f"/proc/{pid}/fd"):
-        try:
-            found[fd] = os.readlink(f"/proc/{pid}/fd/{fd}")
-        except OSError:
-            pass
-    return found
-print("REPORT " + json.dumps({"fds": {p: held(p) for p in os.listdir("/proc") if p.isdigit()}}))
-"""
-
-
-@pytest.mark.parametrize("how", ["inherited-seccomp", "seccomp-file", "inherited-seccomp-proxied"])
-def test_a_descriptor_a_spawner_leaks_to_bwrap_never_reaches_the_command(jail: Jail, how: str) -> None:
-    """bwrap hands its child every descriptor it got: a spawner that keeps one open (here passed
-    on purpose, as ``close_fds=False`` would) must not give the command Echo Desk's files."""
-    from echo_desk import sandbox
-
-    (jail.workspace / "look.py").write_text(_DESCRIPTORS)
-    spec = sandbox.SandboxSpec(writable=(jail.workspace,), cwd=jail.workspace, proxied=how.endswith("proxied"))
-    secret = jail.base / "echo-desk.log"
-    secret.write_text("held open by Echo Desk\n")
-    leaked = os.open(secret, os.O_RDONLY)
-    launch = sandbox.prepare(spec, ["python3", "look.py"], sandbox.availability().bwrap or "bwrap",
-                             seccomp_file=jail.base / "seccomp.bpf" if how == "seccomp-file" else None)
-    try:
-        done = subprocess.run(launch.argv, pass_fds=(*launch.pass_fds, leaked), env=launch.env,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
-    finally:
-        launch.close()
-        launch.release()
-        if launch.relay is not None:
-            launch.relay.close()
-        os.close(leaked)
-    report = _report(done.stdout + done.stderr)
-    reached = {pid: fd for pid, held in report["fds"].items() for fd, target in held.items() if target == str(secret)}
-    assert reached == {}, report["fds"]
