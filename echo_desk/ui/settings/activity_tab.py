@@ -74,6 +74,8 @@ class ActivityTab(QWidget):
         self.decision.addItem("", "")
         for decision in Decision:
             self.decision.addItem("", decision.value)
+        for event in EVENT_LABELS:  # a row that is no call is found by what it records
+            self.decision.addItem("", event.value)
         self.period = QComboBox()
         for seconds, _label in PERIODS:
             self.period.addItem("", seconds)
@@ -123,7 +125,9 @@ class ActivityTab(QWidget):
         if conversation:  # the table shows the first characters of an id: they are enough
             rows = [r for r in rows if str(r["conversation_id"]).startswith(conversation)]
         decision = self.decision.currentData()
-        if decision:
+        if decision in EVENT_LABELS:
+            rows = [r for r in rows if r.get("event") == decision]
+        elif decision:
             rows = [r for r in rows if r["decision"] == decision]
         seconds = int(self.period.currentData() or 0)
         if seconds:
@@ -238,6 +242,8 @@ class ActivityTab(QWidget):
         self.decision.setItemText(0, _("Any verdict"))
         for i, decision in enumerate(Decision, start=1):
             self.decision.setItemText(i, _(DECISION_LABELS[decision]))
+        for i, event in enumerate(EVENT_LABELS, start=1 + len(Decision)):
+            self.decision.setItemText(i, _(EVENT_LABELS[event]))
         self.decision.setAccessibleName(_("Filter by verdict"))
         for i, (_seconds, label) in enumerate(PERIODS):
             self.period.setItemText(i, _(label))

@@ -308,10 +308,18 @@ def test_activity_shows_a_session_handed_back_on_quit_in_both_languages(page, bu
                                              "gateway"), activity.detail.text()
     assert "listed here too" in activity.detail.text()
     assert not activity.why_button.isEnabled()  # no rule or grant decided it
+    # Found by its own entry in the verdict filter, and by no call's verdict.
+    activity.decision.setCurrentIndex(activity.decision.findData("session_handed_back"))
+    assert activity.decision.currentText() == "session handed back on quit"
+    assert activity.calls.topLevelItemCount() == 1
+    activity.decision.setCurrentIndex(activity.decision.findData("auto"))
+    assert activity.calls.topLevelItemCount() == 0
+    activity.decision.setCurrentIndex(0)
     try:
         apply_language("zh_CN")
         [row] = _rows(activity.calls)
         assert row[1:] == ["", "退出时已交还会话", "", "Cursor（通过 MCP）"]
+        assert activity.decision.itemText(activity.decision.findData("session_handed_back")) == "退出时已交还会话"
         activity.calls.setCurrentItem(activity.calls.topLevelItem(0))
         detail = activity.detail.text()
         assert detail.startswith("Echo Desk 退出时，已把 Cursor 的会话交还"), detail
