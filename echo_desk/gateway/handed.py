@@ -24,7 +24,7 @@ import logging
 import os
 import stat
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from echo_desk.gateway.fd_passing import close_all, receive_fds, send_fds
 from echo_desk.gateway.handoff import HANDOFF_SECONDS
@@ -143,13 +143,22 @@ def _a_clients_pipe(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
 
 
+class Ending(NamedTuple):
+    """What became of a handed session."""
+
+    handed_back: bool  # its gateway took it back (the app quit): the session goes on without the app
+    said: str  # for the log
+    #: Handing it back was tried and failed: its pipes are closed instead.
+    not_taken: bool = False
+
+
 async def serve_handed(fds: tuple[int, int], session: McpSession, reader: asyncio.StreamReader,
                        deadline: float, out: LineWriter | None = None,
-                       quitting: asyncio.Event | None = None) -> str:
+                       quitting: asyncio.Event | None = None) -> Ending:
     """Serve ``session`` on the client's pipes until it ends or the gateway's connection does.
     With ``quitting`` (the gateway asked to take the session back), the app quitting hands the
-    pipes back to the gateway on ``out``. Returns what became of the session, for the log."""
-    outcome = "ended"
+    pipes back to the gateway on ``out``."""
+    outcome = Ending(False, "ended")
     async with pipe_wire(*fds, deadline) as wire:
         seen = Serving()
         serving = asyncio.ensure_future(session.serve(wire, seen))
@@ -164,7 +173,8 @@ async def serve_handed(fds: tuple[int, int], session: McpSession, reader: asynci
                 with contextlib.suppress(asyncio.CancelledError):
                     await gateway_gone
                 why = await hand_back(wire, seen, session.backend, reader, out)
-                outcome = f"not handed back ({why}): its pipes are closed" if why else "handed back to its gateway"
+                outcome = (Ending(False, f"not handed back ({why}): its pipes are closed", not_taken=True) if why
+                           else Ending(True, "handed back to its gateway"))
         finally:
             for task in watched:
                 task.cancel()

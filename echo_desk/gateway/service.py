@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,6 +47,7 @@ from echo_desk.gateway.session import (
     WaitingRoom,
 )
 from echo_desk.gateway.stdio_gateway import McpSession
+from echo_desk.store.audit import session_handed_back
 from echo_desk.store.paths import real_own_places
 
 if TYPE_CHECKING:
@@ -374,10 +376,14 @@ class GatewayService:
         session = McpSession(InAppBackend(connection.session, listed))
         connection.tools_changed = session.tools_changed
         connection.serving = asyncio.current_task()
-        outcome = await serve_handed(pipes, session, reader, connection.write_deadline, connection.out,
-                                     connection.quitting)
-        level = logging.WARNING if outcome.startswith("not handed back") else logging.INFO
-        log.log(level, "the handed session of %s %s", connection.session.client, outcome)
+        ending = await serve_handed(pipes, session, reader, connection.write_deadline, connection.out,
+                                    connection.quitting)
+        level = logging.WARNING if ending.not_taken else logging.INFO
+        log.log(level, "the handed session of %s %s", connection.session.client, ending.said)
+        if ending.handed_back:  # the person sees in the Activity tab that it went on without the app
+            audit = self.engine.dispatcher.audit
+            if audit is not None:
+                audit.append(session_handed_back(connection.session.client, time.time()))
 
     async def _read_requests(self, reader: asyncio.StreamReader, connection: _Connection) -> None:
         while (message := await read_message(reader)) is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import enum
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from echo_desk.sandbox import seccomp
 from echo_desk.tools import N_
 
 PROBE_TIMEOUT = 10.0
@@ -26,6 +28,7 @@ class Status(enum.StrEnum):
     WSL1 = "wsl1"
     FLATPAK = "flatpak"
     UNSUPPORTED_OS = "unsupported_os"
+    UNSUPPORTED_MACHINE = "unsupported_machine"
     FAILED = "failed"
 
 
@@ -39,6 +42,7 @@ REASONS: dict[Status, str] = {
     Status.WSL1: N_("WSL 1 has no user namespaces."),
     Status.FLATPAK: N_("Echo Desk runs inside Flatpak, which does not allow a nested sandbox."),
     Status.UNSUPPORTED_OS: N_("Sandbox not available on this system."),
+    Status.UNSUPPORTED_MACHINE: N_("The sandbox has no system-call filter for this processor ({detail})."),
     Status.FAILED: N_("bubblewrap could not start a sandbox: {detail}"),
 }
 
@@ -64,6 +68,9 @@ FIXES: dict[Status, str] = {
     Status.UNSUPPORTED_OS: N_(
         "macOS (a sandbox-exec profile) and Windows (a restricted token) are not implemented yet: "
         "commands run with all your rights, so Echo Desk asks before each one."),
+    Status.UNSUPPORTED_MACHINE: N_(
+        "The sandbox runs on x86-64 and 64-bit ARM (aarch64) processors; here commands run with all your rights, "
+        "so Echo Desk asks before each one."),
     Status.FAILED: N_("Check that 'bwrap --unshare-user --unshare-net --ro-bind / / true' works in a terminal."),
 }
 
@@ -135,6 +142,11 @@ def probe(path: str | None = None) -> Availability:
     """Run the probe now (no cache): finds ``bwrap`` on ``path`` and tries a minimal sandbox."""
     if not sys.platform.startswith("linux"):
         return Availability(Status.UNSUPPORTED_OS)
+    # Without the filter a command could open Unix sockets (D-Bus, an ssh-agent) and more: a
+    # sandbox without it is not offered (``seccomp.program`` would refuse at every start).
+    machine = platform.machine()
+    if machine not in seccomp.ARCHES:
+        return Availability(Status.UNSUPPORTED_MACHINE, detail=machine)
     bwrap = shutil.which("bwrap", path=path)
     if bwrap is None:
         return Availability(Status.BWRAP_MISSING)

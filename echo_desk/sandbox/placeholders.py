@@ -11,6 +11,11 @@ Several commands can share a placeholder: removing it while another sandbox stil
 mounted would detach that sandbox's read-only cover (the kernel drops mounts on a path unlinked
 from another namespace), so placeholders are counted per process and removed only by the last
 user. Two Echo Desk processes (the app and the CLI) do not share the count: see docs/sandbox.md.
+
+Echo Desk makes each placeholder itself, just before the first command using it, and holds it
+open (``O_PATH``) until the last one ended: a command may rename a folder above it (``mv ~/.config
+~/.cfg2``, the home folder as the workspace), and the descriptor says where it went, so it is
+removed there rather than left behind.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from pathlib import Path
 
 _lock = threading.Lock()
 _users: dict[Path, int] = {}
+#: An ``O_PATH`` descriptor of each placeholder made here: it follows the placeholder through a rename.
+_held: dict[Path, int] = {}
 
 
 @dataclass(frozen=True)
@@ -65,14 +72,34 @@ def in_use() -> dict[Path, int]:
 
 
 def take(placeholders: list[Placeholder]) -> None:
-    """Count these placeholders as used by one more command (call before it starts)."""
+    """Count these placeholders as used by one more command (call before it starts); the first
+    user makes each (bwrap would otherwise) and holds it open."""
     with _lock:
         for p in placeholders:
+            if p.path not in _users:
+                held = _make(p)
+                if held is not None:
+                    _held[p.path] = held
             _users[p.path] = _users.get(p.path, 0) + 1
 
 
+def _make(p: Placeholder) -> int | None:
+    """Create ``p`` (empty; never through a link) and open it; ``None`` where that failed (bwrap
+    then makes it, and it is looked for at its own path only)."""
+    with contextlib.suppress(FileExistsError):
+        if p.folder:
+            os.mkdir(p.path, 0o755)
+        else:
+            os.close(os.open(p.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644))
+    try:
+        return os.open(p.path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+
+
 def release(placeholders: tuple[Placeholder, ...] | list[Placeholder]) -> None:
-    """One command using these ended: the last one removes each placeholder still empty."""
+    """One command using these ended: the last one removes each placeholder still empty, where it
+    is now."""
     with _lock:
         for p in placeholders:
             left = _users.get(p.path, 0) - 1
@@ -80,13 +107,35 @@ def release(placeholders: tuple[Placeholder, ...] | list[Placeholder]) -> None:
                 _users[p.path] = left
                 continue
             _users.pop(p.path, None)
-            _remove_if_empty(p)
+            held = _held.pop(p.path, None)
+            if held is None:
+                _remove_if_empty(p, p.path)
+                continue
+            try:
+                where = _where(held)
+                if where is not None:
+                    _remove_if_empty(p, where, held)
+            finally:
+                os.close(held)
 
 
-def _remove_if_empty(p: Placeholder) -> None:
+def _where(held: int) -> Path | None:
+    """Where the placeholder held open is now (``None``: removed, or out of this process's view)."""
+    try:
+        path = os.readlink(f"/proc/self/fd/{held}")
+    except OSError:
+        return None
+    return Path(path) if path.startswith("/") and not path.endswith(" (deleted)") else None
+
+
+def _remove_if_empty(p: Placeholder, where: Path, held: int | None = None) -> None:
     with contextlib.suppress(OSError):
-        st = os.lstat(p.path)
+        st = os.lstat(where)
+        if held is not None:
+            ours = os.fstat(held)
+            if (st.st_dev, st.st_ino) != (ours.st_dev, ours.st_ino):
+                return  # something else took that name since: not ours to remove
         if p.folder and stat.S_ISDIR(st.st_mode):
-            os.rmdir(p.path)  # fails (and keeps it) when something was put inside
+            os.rmdir(where)  # fails (and keeps it) when something was put inside
         elif not p.folder and stat.S_ISREG(st.st_mode) and st.st_size == 0:
-            os.unlink(p.path)
+            os.unlink(where)

@@ -1,4 +1,5 @@
-"""The audit log: every tool call, appended to SQLite (WAL) in the data folder.
+"""The audit log: every tool call, appended to SQLite (WAL) in the data folder, and the one event
+that is no call (``Event``): a connected app's session handed back to it when the app quit.
 
 Each record is put together and redacted on the caller's thread, appended as one line to the
 audit journal (``audit_journal.py``: a private file beside the database, one ``os.write``), and
@@ -18,6 +19,7 @@ database does not, each record once.
 from __future__ import annotations
 
 import contextlib
+import enum
 import json
 import logging
 import queue
@@ -57,15 +59,27 @@ CREATE TABLE IF NOT EXISTS audit (
     file_changes TEXT NOT NULL,
     rule_source TEXT NOT NULL DEFAULT '',
     grant_id TEXT NOT NULL DEFAULT '',
-    client TEXT NOT NULL DEFAULT ''
+    client TEXT NOT NULL DEFAULT '',
+    event TEXT NOT NULL DEFAULT 'call'
 );
 CREATE INDEX IF NOT EXISTS audit_conversation ON audit(conversation_id);
 CREATE INDEX IF NOT EXISTS audit_tool ON audit(tool);
 -- The last journal record folded into ``audit`` (``audit_journal.py``), in the same commit.
 CREATE TABLE IF NOT EXISTS audit_journal (id INTEGER PRIMARY KEY CHECK (id = 1), folded INTEGER NOT NULL);
 """
-#: Columns of a stored row (a journal line with fewer or more is not one).
-_COLUMNS = 17
+#: Columns of a stored row (a journal line with fewer or more is not one), and of one a journal
+#: written before ``event`` holds (a call's: it is replayed as one).
+_COLUMNS = 18
+_COLUMNS_BEFORE_EVENTS = 17
+
+
+class Event(enum.StrEnum):
+    """What a row of the audit records (its ``event`` column)."""
+
+    CALL = "call"  # a tool call, with its verdict (every row written before events were)
+    #: The app quit and handed a connected app's session back to that app's own ``echo-desk
+    #: gateway``, which goes on serving it without the app's windows (``gateway/handed.py``).
+    SESSION_HANDED_BACK = "session_handed_back"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,6 +103,7 @@ class AuditRecord:
     grant_id: str = ""
     #: The MCP client that made the call through the gateway (its key); '' for Echo Desk's own.
     client: str = ""
+    event: Event = Event.CALL
 
     def row(self) -> tuple[Any, ...]:
         """The stored row; every text column is redacted by secret shape (before it reaches the
@@ -99,7 +114,7 @@ class AuditRecord:
             self.source, _encode_text(storable(redact(self.arguments))), self.decision,
             redact_text(self.provenance), int(self.ok), self.error_kind, redact_text(self.error), self.duration_ms,
             _encode_plain(redact(list(self.file_changes))) if self.file_changes else "[]", self.rule_source,
-            self.grant_id, self.client,
+            self.grant_id, self.client, self.event.value,
         ))
         return row
 
@@ -140,6 +155,11 @@ class _Written:
             log.debug("an audit waiter could not be told", exc_info=True)
 
 
+def _with_event(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A journaled row as stored now: one journaled before events were is a call's."""
+    return row if len(row) == _COLUMNS else (*row, Event.CALL.value)
+
+
 _STOP = object()
 #: The writer gathers records for this long before one commit: fewer wake-ups of the
 #: writer thread, so recording a call costs the dispatcher only a journal line and a queue put.
@@ -150,9 +170,18 @@ MOST_HELD_BACK = held_back.MOST_HELD_BACK
 _INSERT = (
     "INSERT INTO audit (at, conversation_id, scope_chain, call_id, tool, source,"
     " arguments, decision, provenance, ok, error_kind, error, duration_ms,"
-    " file_changes, rule_source, grant_id, client)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    " file_changes, rule_source, grant_id, client, event)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
+
+
+def session_handed_back(client: str, at: float) -> AuditRecord:
+    """The record that the app, quitting, handed ``client``'s session back to its own gateway: no
+    call, so no tool, verdict or arguments. (The calls it serves from then on are recorded by that
+    gateway's engine, in this same log.)"""
+    return AuditRecord(at=at, conversation_id="", scope_chain=(), call_id="", tool="", source="gateway",
+                       arguments={}, decision="", provenance="", ok=True, error_kind=None, error="",
+                       duration_ms=0.0, client=client, event=Event.SESSION_HANDED_BACK)
 
 
 class AuditLog:
@@ -190,6 +219,8 @@ class AuditLog:
         for column in ("rule_source", "grant_id", "client"):  # logs written before rules / the gateway
             if column not in columns:
                 conn.execute(f"ALTER TABLE audit ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
+        if "event" not in columns:  # every row of a log written before events is a call's
+            conn.execute("ALTER TABLE audit ADD COLUMN event TEXT NOT NULL DEFAULT 'call'")
         return conn
 
     def _replay(self, journal: Journal) -> None:
@@ -199,7 +230,8 @@ class AuditLog:
         with self._read_lock:
             folded = self._reader.execute("SELECT folded FROM audit_journal WHERE id = 1").fetchone()
         self._seq = self._tried = folded[0] if folded else 0
-        missing = [(seq, row) for seq, row in journal.read() if seq > self._tried and len(row) == _COLUMNS]
+        missing = [(seq, _with_event(row)) for seq, row in journal.read()
+                   if seq > self._tried and len(row) in (_COLUMNS, _COLUMNS_BEFORE_EVENTS)]
         if missing:
             log.warning("%d audit record(s) left in the journal by a crash are put in the log", len(missing))
             conn = self._connect()

@@ -79,6 +79,25 @@ async def test_an_idle_session_survives_the_quit_and_is_answered_without_the_app
     assert process.returncode == 0
 
 
+def handed_back(app: App, client: str) -> list[str]:
+    """The activity log's hand-backs of ``client``'s sessions (their clients' names)."""
+    return [r["client"] for r in app.audit(client=client) if r["event"] == "session_handed_back"]
+
+
+async def test_the_hand_back_is_in_the_activity_log_naming_the_client(app: App, gateway_env: dict[str, str]) -> None:
+    # Before, only the app's log said so: Settings › Permissions › Activity did not show that the
+    # client's session went on without the app.
+    process = await start("cursor", gateway_env)
+    try:
+        assert not holds_a_pipe(process)
+        assert handed_back(app, "cursor") == []
+        await app.service.shutdown()
+        assert handed_back(app, "cursor") == ["cursor"]  # written before the quit went on
+        assert holds_a_pipe(process)
+    finally:
+        await stop_process(process)
+
+
 def children(pid: int) -> list[str]:
     found: list[str] = []
     for task in Path(f"/proc/{pid}/task").iterdir():
@@ -200,6 +219,7 @@ async def test_a_gateway_that_did_not_opt_in_sees_its_pipes_close(app: App, gate
         assert await asyncio.wait_for(process.stdout.read(), 10) == b""  # today's end: no answer, no hang
         assert await asyncio.wait_for(process.wait(), 10) == 0
         await app.person.withdrawn_count(1, timeout=10)
+        assert handed_back(app, "cursor") == []  # its session ended with the app: nothing went on
     finally:
         await stop_process(process)
 
@@ -222,6 +242,7 @@ async def test_a_gateway_that_cannot_take_the_session_back_is_not_waited_for_lon
         # written before the hand-back was asked, may be there: nothing else).
         rest = await asyncio.wait_for(process.stdout.read(), 10)
         assert all(QUIT in json.dumps(json.loads(line)) for line in rest.splitlines() if b'"id"' in line)
+        assert handed_back(app, "cursor") == []  # not taken back: its pipes were closed
     finally:
         await stop_process(process)
 

@@ -105,3 +105,17 @@ def test_the_cli_starts_the_check_before_anything_else(monkeypatch: pytest.Monke
     monkeypatch.setattr(sandbox, "check_at_start", lambda: started.append(True))
     monkeypatch.setattr(cli, "_run_gui", lambda argv: 0 if started else 99)
     assert cli.main([]) == 0 and started == [True]
+
+
+def test_a_machine_the_filter_does_not_know_is_a_clear_unavailability(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No seccomp program for the processor: the sandbox says so, with the machine's name, as for
+    any other system where it cannot run (before, the probe said it worked and every sandboxed
+    start ended in ``UnsupportedArchitecture``, an internal error)."""
+    import platform
+
+    monkeypatch.setattr(platform, "machine", lambda: "riscv64")
+    found = detect.probe()
+    assert found.status is Status.UNSUPPORTED_MACHINE and not found.available
+    assert found.english() == ("Sandbox unavailable: The sandbox has no system-call filter for this processor "
+                               "(riscv64). The sandbox runs on x86-64 and 64-bit ARM (aarch64) processors; here "
+                               "commands run with all your rights, so Echo Desk asks before each one.")

@@ -486,3 +486,27 @@ async def test_a_hidden_path_of_the_persons_home_is_hidden_in_a_servers_own_home
         await conn.close()
     report = json.loads(result.content[0].text)  # type: ignore[union-attr]
     assert report["read"][str(mine)].startswith("refused") and report["read"][str(theirs)].startswith("refused")
+
+
+@requires_bwrap
+@pytest.mark.parametrize(("language", "expected"), [
+    ("en", "no system-call filter for this processor (riscv64)"),
+    ("zh_CN", "没有适用于这种处理器（riscv64）的系统调用过滤器"),
+])
+async def test_on_a_processor_the_filter_does_not_know_a_server_is_not_started_and_its_row_says_why(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch, language: str, expected: str) -> None:
+    """No seccomp program for this machine: refused as the sandbox being unavailable, in the
+    person's language (before, the probe said it worked and the start failed on
+    ``UnsupportedArchitecture``, an internal error)."""
+    import platform
+
+    monkeypatch.setattr(platform, "machine", lambda: "riscv64")
+    sandbox.forget()
+    marker = jail.base / "started"
+    cfg = ServerConfig(name="probe", command=sys.executable, args=("-c", f"open('{marker}', 'w')"), sandbox=True)
+    try:
+        said = await _refusal_said(cfg, language)
+    finally:
+        sandbox.forget()
+    assert expected in said, said
+    assert not marker.exists()

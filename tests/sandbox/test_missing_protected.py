@@ -140,3 +140,23 @@ def test_a_spec_can_leave_missing_paths_alone(jail: Jail) -> None:
     finally:
         launch.close()
         launch.release()
+
+
+@pytest.mark.parametrize("shell", ["bash", "dash"])
+async def test_renaming_the_folder_above_a_placeholder_leaves_nothing_behind(
+        jail: Jail, monkeypatch: pytest.MonkeyPatch, shell: str) -> None:
+    """The home folder as the workspace, ``~/.config/fish`` missing (a placeholder while the command
+    runs) and no hidden place in ``~/.config`` (which would keep it in place): ``mv ~/.config
+    ~/.cfg2`` took the placeholder along, and ``~/.cfg2/fish`` stayed on disk for good (only
+    ``~/.config/fish`` was looked at)."""
+    home_ws = jail.base / "plain-home"
+    (home_ws / ".config").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home_ws))
+    (home_ws / ".config" / "mine").write_text("kept\n")
+    line = "mv .config .cfg2 && ls -a .cfg2"
+    command = line if shell == "bash" else f"dash -c '{line}'"
+    result = await run(tool_with(), {"command": command}, context(home_ws))
+    assert result.success and result.metadata["sandbox"]["sandboxed"] is True, result.output
+    moved = home_ws / ".cfg2"
+    assert "fish" in result.output and (moved / "mine").read_text() == "kept\n", result.output
+    assert not (moved / "fish").exists() and not (home_ws / ".config" / "fish").exists()

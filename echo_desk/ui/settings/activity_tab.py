@@ -1,6 +1,7 @@
 """The Permissions page's Activity tab: the audit log of tool calls with filters (tool, verdict,
 conversation, time), "why was this allowed?" pointing at the deciding rule or grant, and an
-export as JSON Lines."""
+export as JSON Lines. A connected app's session handed back to it when Echo Desk quit is a row
+of its own, in time order among the calls."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from echo_desk.agent.pipeline.call import Decision
 from echo_desk.common.visible_text import visible
 from echo_desk.gateway.clients import display_name
 from echo_desk.i18n import N_, _, ngettext, shown
-from echo_desk.store.audit import AuditLog
+from echo_desk.store.audit import AuditLog, Event
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui.core import i18n_qt, marshal
 from echo_desk.ui.core.audit_text import provenance_phrase
@@ -42,6 +43,10 @@ DECISION_LABELS = {
     Decision.DENIED: N_("refused or denied"),
     Decision.NOT_ASKED: N_("stopped before approval"),
     Decision.WITHDRAWN: N_("withdrawn while you were asked"),
+}
+#: The Verdict column of a row that is no call.
+EVENT_LABELS = {
+    Event.SESSION_HANDED_BACK: N_("session handed back on quit"),
 }
 #: (seconds back, label); 0 = any time.
 PERIODS = ((0, N_("Any time")), (3600, N_("Last hour")), (86400, N_("Last day")), (7 * 86400, N_("Last week")))
@@ -69,6 +74,8 @@ class ActivityTab(QWidget):
         self.decision.addItem("", "")
         for decision in Decision:
             self.decision.addItem("", decision.value)
+        for event in EVENT_LABELS:  # a row that is no call is found by what it records
+            self.decision.addItem("", event.value)
         self.period = QComboBox()
         for seconds, _label in PERIODS:
             self.period.addItem("", seconds)
@@ -118,7 +125,9 @@ class ActivityTab(QWidget):
         if conversation:  # the table shows the first characters of an id: they are enough
             rows = [r for r in rows if str(r["conversation_id"]).startswith(conversation)]
         decision = self.decision.currentData()
-        if decision:
+        if decision in EVENT_LABELS:
+            rows = [r for r in rows if r.get("event") == decision]
+        elif decision:
             rows = [r for r in rows if r["decision"] == decision]
         seconds = int(self.period.currentData() or 0)
         if seconds:
@@ -144,12 +153,19 @@ class ActivityTab(QWidget):
         self.calls.clear()
         for r in self.rows:
             decision = r["decision"]
-            label = _(DECISION_LABELS[Decision(decision)]) if decision in Decision._value2member_map_ else decision
+            event = _event(r)
+            if event is not None:
+                label = _(EVENT_LABELS[event])
+            elif decision in Decision._value2member_map_:
+                label = _(DECISION_LABELS[Decision(decision)])
+            else:
+                label = decision
             # A call another MCP client made through the gateway is named by that client.
             client = str(r.get("client") or "")
             asked_by = (_("{client} (through MCP)").format(client=visible(display_name(client), one_line=True))
                         if client else r["conversation_id"][:8])
-            item = QTreeWidgetItem([when(r["at"]), r["tool"], label, self._decider(r), asked_by])
+            decider = "" if event is not None else self._decider(r)
+            item = QTreeWidgetItem([when(r["at"]), r["tool"], label, decider, asked_by])
             item.setToolTip(3, plain_tooltip(str(r["provenance"])))
             item.setToolTip(4, plain_tooltip(str(r["conversation_id"])))
             self.calls.addTopLevelItem(item)
@@ -181,6 +197,13 @@ class ActivityTab(QWidget):
         self.detail.setToolTip("")  # an export's failure detail goes with its sentence
         if record is None:
             self.detail.setText("")
+            return
+        if _event(record) is Event.SESSION_HANDED_BACK:
+            client = visible(display_name(str(record.get("client") or "")), one_line=True)
+            self.detail.setText(_(
+                "Echo Desk quit and handed {client}'s session back to its own echo-desk gateway, which goes on "
+                "serving it without Echo Desk's windows: a call that would ask you is refused, the others run "
+                "as your rules and settings say. Each of those calls is listed here too.").format(client=client))
             return
         arguments = json.dumps(record["arguments"], ensure_ascii=False)
         self.detail.setText(f"{record['call_id']} · {record['tool']} {arguments[:300]}\n"
@@ -219,6 +242,8 @@ class ActivityTab(QWidget):
         self.decision.setItemText(0, _("Any verdict"))
         for i, decision in enumerate(Decision, start=1):
             self.decision.setItemText(i, _(DECISION_LABELS[decision]))
+        for i, event in enumerate(EVENT_LABELS, start=1 + len(Decision)):
+            self.decision.setItemText(i, _(EVENT_LABELS[event]))
         self.decision.setAccessibleName(_("Filter by verdict"))
         for i, (_seconds, label) in enumerate(PERIODS):
             self.period.setItemText(i, _(label))
@@ -232,3 +257,11 @@ class ActivityTab(QWidget):
         self.export.setText(_("Export as JSON Lines…"))
         self._render()
         self._say_what_is_not_written()
+
+
+def _event(record: JsonObject) -> Event | None:
+    """The event a row records, when it is no call (a row of a later version's kind: shown as a call)."""
+    event = record.get("event")
+    if event in EVENT_LABELS:
+        return Event(str(event))
+    return None

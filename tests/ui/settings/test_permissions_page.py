@@ -288,6 +288,46 @@ def test_activity_names_the_mcp_client_that_made_a_call(page, builtin_runtime, w
     assert builtin_runtime.audit.query(client="cursor")[0]["call_id"] == "g1"
 
 
+def test_activity_shows_a_session_handed_back_on_quit_in_both_languages(page, builtin_runtime):
+    # Before, the hand-back went only to the app's log: the person could not see here that
+    # Cursor's session went on without the app.
+    import re
+    import time
+
+    from echo_desk.store.audit import session_handed_back
+    from echo_desk.ui.core.i18n_qt import apply_language
+
+    builtin_runtime.audit.append(session_handed_back("cursor", time.time()))
+    activity = page.activity
+    assert activity is not None
+    activity.reload()
+    [row] = _rows(activity.calls)
+    assert row[1:] == ["", "session handed back on quit", "", "Cursor (through MCP)"]
+    activity.calls.setCurrentItem(activity.calls.topLevelItem(0))
+    assert activity.detail.text().startswith("Echo Desk quit and handed Cursor's session back to its own echo-desk "
+                                             "gateway"), activity.detail.text()
+    assert "listed here too" in activity.detail.text()
+    assert not activity.why_button.isEnabled()  # no rule or grant decided it
+    # Found by its own entry in the verdict filter, and by no call's verdict.
+    activity.decision.setCurrentIndex(activity.decision.findData("session_handed_back"))
+    assert activity.decision.currentText() == "session handed back on quit"
+    assert activity.calls.topLevelItemCount() == 1
+    activity.decision.setCurrentIndex(activity.decision.findData("auto"))
+    assert activity.calls.topLevelItemCount() == 0
+    activity.decision.setCurrentIndex(0)
+    try:
+        apply_language("zh_CN")
+        [row] = _rows(activity.calls)
+        assert row[1:] == ["", "退出时已交还会话", "", "Cursor（通过 MCP）"]
+        assert activity.decision.itemText(activity.decision.findData("session_handed_back")) == "退出时已交还会话"
+        activity.calls.setCurrentItem(activity.calls.topLevelItem(0))
+        detail = activity.detail.text()
+        assert detail.startswith("Echo Desk 退出时，已把 Cursor 的会话交还"), detail
+        assert not re.search(r"[A-Za-z]{3,}", re.sub(r"Echo Desk|echo-desk|Cursor", "", detail)), detail
+    finally:
+        apply_language("en")
+
+
 def test_a_rule_for_some_callers_says_whom_it_is_for(qtbot, builtin_runtime, config_dir: Path, workspace: Path) -> None:
     # A rule with client = … looked like one for every caller in the list and in "decided by".
     from echo_desk.ui.core.rules_text import rule_phrase
