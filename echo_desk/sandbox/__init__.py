@@ -6,8 +6,8 @@ says whether the sandbox works here, builds the ``bwrap`` command line, the secc
 the environment, and reads back what a failed command was probably refused.
 
 Each name below loads with its module on first use: asking whether the sandbox works here
-(``sandbox.detect``) does not import the launcher and the planted-file guard (only the small
-seccomp module, for the machines its filter knows).
+(``sandbox.detect``) does not import the launcher, the planted-file guard or the seccomp filter
+(the probe itself reads which machines the filter knows).
 """
 
 from __future__ import annotations

@@ -13,7 +13,6 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from echo_desk.sandbox import seccomp
 from echo_desk.tools import N_
 
 PROBE_TIMEOUT = 10.0
@@ -144,6 +143,8 @@ def probe(path: str | None = None) -> Availability:
         return Availability(Status.UNSUPPORTED_OS)
     # Without the filter a command could open Unix sockets (D-Bus, an ssh-agent) and more: a
     # sandbox without it is not offered (``seccomp.program`` would refuse at every start).
+    from echo_desk.sandbox import seccomp  # (here: asking whether the sandbox works loads no filter code)
+
     machine = platform.machine()
     if machine not in seccomp.ARCHES:
         return Availability(Status.UNSUPPORTED_MACHINE, detail=machine)
