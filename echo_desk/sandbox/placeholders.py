@@ -85,8 +85,9 @@ def take(placeholders: list[Placeholder]) -> None:
 
 def _make(p: Placeholder) -> int | None:
     """Create ``p`` (empty; never through a link) and open it; ``None`` where that failed (bwrap
-    then makes it, and it is looked for at its own path only)."""
-    with contextlib.suppress(FileExistsError):
+    then makes it, and it is looked for at its own path only: a parent removed since it was
+    looked at, a folder not writable here)."""
+    with contextlib.suppress(OSError):  # (FileExistsError too: then what is there is opened, never followed)
         if p.folder:
             os.mkdir(p.path, 0o755)
         else:
