@@ -425,12 +425,16 @@ class _Judge:
         if as_written is None:
             return None
         rest = self._without(argv, moved)
+        # (`make -C * **` does not cover `make all`: judged as written there too)
+        return as_written if self._covered_there(folders, argv, rest, sandbox=sandbox, depth=depth) else None
 
-        def judge() -> bool:
-            # (`make -C * **` does not cover `make all`: judged as written there too)
-            return any(self._covered_here(words, sandbox=sandbox, depth=depth) is not None for words in (rest, argv))
-
-        return as_written if self._in_folders(folders, judge) else None
+    def _covered_there(self, folders: list[Path], argv: tuple[Word, ...], rest: tuple[Word, ...], *, sandbox: bool,
+                       depth: int) -> bool:
+        """Whether from each of ``folders``, where the program works, a rule covers the command:
+        as it runs there (``rest``, without its change-folder options) or as a rule naming those
+        options has it (``argv``). The files its options name are found from there."""
+        return self._in_folders(folders, lambda: any(
+            self._covered_here(words, sandbox=sandbox, depth=depth) is not None for words in (rest, argv)))
 
     def _without(self, argv: tuple[Word, ...], moved: git_repositories.Moves) -> tuple[Word, ...]:
         """``argv`` without its change-folder options, known as the command ``argv`` is."""
@@ -452,11 +456,8 @@ class _Judge:
         as_written = self._covered_here(argv, sandbox=sandbox, depth=depth)
         if as_written is not None:
             # (and from DIR: a relative file an option names is written there, `git -C src diff
-            # --output=x` writes src/x; ``rest`` is the command as git runs it there, ``argv``
-            # what a rule naming -C covers: `git -C src config --file ../out/c` writes out/c)
-            written_there = self._in_folders(folders, lambda: any(
-                self._covered_here(words, sandbox=sandbox, depth=depth) is not None for words in (rest, argv)))
-            return as_written if written_there else None
+            # --output=x` writes src/x, `git -C src config --file ../out/c` writes out/c)
+            return as_written if self._covered_there(folders, argv, rest, sandbox=sandbox, depth=depth) else None
         found: list[Compiled] = []
 
         def judge() -> bool:
