@@ -18,6 +18,7 @@ import pytest
 from echo_desk.agent.host import ApprovalChoice
 from echo_desk.gateway import protocol
 from echo_desk.gateway.protocol import LineWriter, read_message
+from tests.mcp.helpers import wait_until
 
 from .conftest import ASKS, AUTO, App, gateway_command, needs_everything, needs_time, stop_process
 
@@ -67,13 +68,20 @@ def holds_a_pipe(process: asyncio.subprocess.Process) -> bool:
     return any(link in {f"pipe:[{inode}]" for inode in ours} for link in links)
 
 
+async def let_go(process: asyncio.subprocess.Process) -> None:
+    """Wait until the gateway holds none of its client's pipes. The app serves the session as soon
+    as it has the fds and says it took them, so its first answer can reach the client before the
+    gateway has read that and put /dev/null and stderr on its fds 0 and 1."""
+    await wait_until(lambda: not holds_a_pipe(process), 10, "the gateway letting go of its client's pipes")
+
+
 async def test_the_app_serves_the_clients_pipes_and_the_gateway_keeps_none(app: App, gateway_env: dict[str, str]) -> None:
     process = await start("cursor", gateway_env)
     try:
         await send(process, call(2, AUTO, {"timezone": "UTC"}))
         answer = await receive(process)
         assert answer["id"] == 2 and not answer["result"].get("isError"), answer
-        assert not holds_a_pipe(process)  # its fd 0 reads /dev/null, its fd 1 is its stderr
+        await let_go(process)  # its fd 0 reads /dev/null, its fd 1 is its stderr
         assert [c["client"] for c in app.service.clients()] == ["cursor"]
         assert [r["client"] for r in app.audit(tool=AUTO)] == ["cursor"]
     finally:
