@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from typing import TYPE_CHECKING, Any
 
 from echo_desk.mcp.sanitize import may_name_a_tool_of
 
 if TYPE_CHECKING:
     from echo_desk.mcp.manager import McpManager
+
+log = logging.getLogger(__name__)
 
 
 class FirstStarts:
@@ -59,5 +62,6 @@ async def _until_done(tasks: list[asyncio.Future[Any]]) -> None:
 
 
 def _retrieved(task: asyncio.Future[Any]) -> None:
-    if not task.cancelled():
-        task.exception()  # a start's failure is on the server's row (``McpManager._start``); nothing to raise here
+    # A server that fails to start says so on its row (``McpManager._start``); what escapes that is a bug.
+    if not task.cancelled() and task.exception() is not None:
+        log.error("an MCP server's start failed", exc_info=task.exception())
