@@ -1,19 +1,21 @@
 """The options by which a program changes into another folder before it does anything else, so
-that the command is ``cd DIR && program rest``: git's ``-C`` (``git_repositories.moves``), ninja's
-and make's ``-C`` (make's ``--directory`` too), hg's ``--cwd``. Proven with strace (ninja 1.11,
-make 4.3, hg 6.3, under bash and dash): each calls ``chdir`` first, then opens what its other
+that the command is ``cd DIR && program rest``: git's ``-C`` (``git_repositories.moves``), ninja's,
+make's and scons' ``-C`` (``--directory`` too), hg's ``--cwd``. Proven with strace (ninja 1.11,
+make 4.3, hg 6.3, scons 4, under bash and dash): each calls ``chdir`` first, then opens what its other
 words name from there (``ninja -C src -f ../out/x.ninja`` reads out/x.ninja; ``hg --cwd sub cat
 -o ../out/c`` writes out/c), and hg takes ``-R`` from where ``--cwd`` leads.
 
 Not every folder option is one: hg's ``-R`` names the repository, not the folder hg works in,
-and cmake's, meson's and the other ``FOLDER_OPTIONS`` are left to ``settings_files`` (the
-settings they read there) and to ``_moves_outside`` (a folder outside the workspace asks).
+and cmake's, meson's (the build folder its commands work on) and the other ``FOLDER_OPTIONS``
+are left to ``settings_files`` (the settings they read there) and to ``_moves_outside`` (a folder
+outside the workspace asks).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from echo_desk.agent.permissions import long_prefixes
 from echo_desk.agent.permissions.git_repositories import Moves
 from echo_desk.agent.permissions.git_repositories import moves as git_moves
 
@@ -25,11 +27,12 @@ CHANGES_FOLDER: dict[str, tuple[str, str | None]] = {
     "ninja": ("-C", None),
     "make": ("-C", "--directory"),
     "hg": ("", "--cwd"),
+    # scons changes into -C's folder before it reads SConstruct or -f's file, each -C from the
+    # last (strace, scons 4, bash and dash: ``scons -C src -f ../x.py`` opened x.py; s235).
+    "scons": ("-C", "--directory"),
 }
 #: Programs whose repeated option is read relative to the last (the others: not judged, asks).
-_EACH_RELATIVE = frozenset({"make"})
-#: The shortest abbreviation of a long option the program takes (make's getopt: ``--dir=sub``).
-_SHORTEST_ABBREVIATION = {"make": "--di"}
+_EACH_RELATIVE = frozenset({"make", "scons"})
 _NOTHING = Moves(frozenset(), ())
 #: What is not read here: the folder it works in is only known when it runs.
 _UNKNOWN: tuple[str | None, ...] = (None,)
@@ -57,19 +60,17 @@ def moves(program: str | None, argv: Sequence[str | None]) -> Moves:
             folders.append(None)  # (it may be the option)
         elif word == "--":
             break
-        elif word == short or (long is not None and word == long):
+        elif word == short or (long is not None and "=" not in word and long_prefixes.named(program, word, (long,))):
+            # (make's getopt takes a shortened long option: ``--dir sub`` is ``--directory sub``)
             words.update((k, k + 1))
             folders.append(following)
             k += 1
-        elif long is not None and word.startswith(long + "="):
+        elif long is not None and long_prefixes.named(program, word, (long,)):
             words.add(k)
             folders.append(word.partition("=")[2])
         elif short and word.startswith(short):
             words.add(k)
             folders.append(word[len(short):])
-        elif _abbreviated(program or "", long, word):
-            words.add(k)
-            folders.append(None)
         elif short and word.startswith("-") and not word.startswith("--") and short[1] in word:
             words.add(k)
             folders.append(None)  # (`-kC out`: a group of short options, not read here)
@@ -79,11 +80,3 @@ def moves(program: str | None, argv: Sequence[str | None]) -> Moves:
     # (an empty folder: git ignores it, these programs are not read here)
     return Moves(frozenset(words), tuple(f if f else None for f in folders))
 
-
-def _abbreviated(program: str, long: str | None, word: str) -> bool:
-    """Whether ``word`` is a shortened spelling of the long option (``--dir=sub``, ``--direc``)."""
-    shortest = _SHORTEST_ABBREVIATION.get(program)
-    if long is None or shortest is None:
-        return False
-    name = word.partition("=")[0]
-    return name != long and name.startswith(shortest) and long.startswith(name)

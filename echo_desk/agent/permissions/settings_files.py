@@ -35,6 +35,7 @@ from echo_desk.agent.permissions import (
     hg_config,
     hg_paths,
     line_environment,
+    long_prefixes,
     name_globs,
     npm_environment,
     pip_projects,
@@ -703,10 +704,11 @@ def _option_values(program: str, words: Sequence[str | None],
             named.append(None)  # (it may be one of the options)
         elif word == "--":
             break
-        elif word in (*shorts, *longs):
+        elif word in shorts:
             named.append(following)
-        elif word.startswith(tuple(f"{o}=" for o in longs)):
-            named.append(word.partition("=")[2])
+        elif long_prefixes.named(program, word, longs) is not None:
+            # (``--file=x`` or ``--file x``, and ``--fi x`` where the program takes that)
+            named.append(word.partition("=")[2] if "=" in word else following)
         elif word.startswith(shorts):
             named.append(word[2:])
         elif grouped and letters and word.startswith("-") and not word.startswith("--"):

@@ -55,7 +55,7 @@ def _decide(setup: Setup, line: str, rules: str = RULES) -> Verdict:
     ("ninja -Cbuild all", {1}, ("build",)),
     ("make -C a -C b all", {1, 2, 3, 4}, ("a", "b")),  # make reads each -C from the last
     ("make --directory=sub", {1}, ("sub",)),
-    ("make --dir=sub", {1}, (None,)),  # an abbreviation getopt takes: not read here, asks
+    ("make --dir=sub", {1}, ("sub",)),  # getopt takes a unique beginning of --directory (s235)
     ("make -kC sub", {1}, (None,)),  # a group of short options: not read here
     ("ninja -C a -C b", {1, 2, 3, 4}, (None,)),  # ninja keeps the last: not read here
     ("hg --cwd sub status", {1, 2}, ("sub",)),
@@ -64,6 +64,8 @@ def _decide(setup: Setup, line: str, rules: str = RULES) -> Verdict:
     ("ninja -C '' all", {1, 2}, (None,)),
     ("ninja -- -C x", set(), ()),
     ("cmake -S src -B build", set(), ()),
+    ("scons -C a -C b -Q", {1, 2, 3, 4}, ("a", "b")),  # scons reads each -C from the last (s235)
+    ("scons --directory=a", {1}, ("a",)),
 ])
 def test_which_words_change_the_folder(line: str, words: set[int], folders: tuple[str | None, ...]) -> None:
     argv = tuple(w.strip("'") for w in line.split())
@@ -132,3 +134,26 @@ def test_a_file_git_c_writes_is_judged_from_where_c_leads_under_a_rule_naming_it
     rules = ('[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "git -C * diff --output=*"\n\n'
              '[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/x"\n')
     assert _decide(setup, "git -C src diff --output=x", rules).effect is not Effect.ALLOW
+
+
+SCONS_RULES = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "scons **"
+
+[[rule]]
+effect = "deny"
+tool = "read"
+pattern = "@workspace/secret/**"
+"""
+
+
+@pytest.mark.parametrize("line", ["scons -C src -f ../secret/key", "scons --directory=src -f ../secret/key",
+                                  "scons -C src -C .. -f secret/key"])
+def test_the_file_scons_runs_is_read_from_where_c_leads(setup: Setup, line: str) -> None:
+    """s235: ``scons -C src -f ../x.py`` opened x.py of the folder above src (strace, scons 4,
+    bash and dash), so a deny of that file holds there, as ``scons -f secret/key``'s does."""
+    assert _decide(setup, "scons -f secret/key", SCONS_RULES).effect is not Effect.ALLOW
+    assert _decide(setup, line, SCONS_RULES).effect is not Effect.ALLOW
+    assert _decide(setup, "scons -C src -Q", SCONS_RULES).effect is Effect.ALLOW
