@@ -783,14 +783,18 @@ FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "poetry": (("-C", "-P"), ("--directory", "--project")),
     # uv's --directory changes into the folder, --project takes its project from there (uv 0.13).
     "uv": ((), ("--directory", "--project")),
-    # tox's -c: its commands run in the folder of the file (or the folder) it names; --root:
-    # they run there (proven, tox 4).
-    "tox": (("-c",), ("--conf", "--root")),
+    # tox's -c: its commands run in the folder of the file (or the folder) it names (tox 4).
+    "tox": (("-c",), ("--conf",)),
     # bun's and deno's --cwd: the scripts or tasks of that folder's package.json or deno.json
     # run there; deno's -c/--config: its tasks run in the file's folder (bun 1.4, deno 2).
     "bun": ((), ("--cwd",)),
     "deno": (("-c",), ("--cwd", "--config")),
 }
+#: Options naming the folder a program's commands run in, its settings still read from the folder
+#: it runs in: tox's --root (``tox --root out`` opened ./tox.ini only, none of out's settings
+#: files, and ran its commands in out: strace, tox 4, bash and dash, s235). Outside the workspace
+#: it asks as FOLDER_OPTIONS do (``tox --root ../p`` wrote there); inside, no settings there count.
+WORK_FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {"tox": ((), ("--root",))}
 #: Options naming a file a program runs as code instead of (or besides) its build file: ninja's
 #: -f, cmake's -P (a script), -C (an initial cache, a script too) and --toolchain, scons' -f,
 #: just's -f, tox's -c, nox's -f, gradle's build, settings and init scripts, bundle's --gemfile.

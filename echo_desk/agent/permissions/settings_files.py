@@ -574,11 +574,44 @@ def option_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
         named = [w for v in _option_values(program, rest, table.FOLDER_OPTIONS.get(program)) for w in _tilde_words(v, home)]
         return list(dict.fromkeys([*starts, *(p for base in starts for value in named if value
                                               for p in _both(base / value))]))
-    named = [w for v in _option_values(program, words, table.FOLDER_OPTIONS.get(program)) for w in _tilde_words(v, home)]
+    named = [w for v in [*_option_values(program, words, table.FOLDER_OPTIONS.get(program)),
+                         *_option_values(program, words, table.WORK_FOLDER_OPTIONS.get(program)),
+                         *_configured_folders(program, words)] for w in _tilde_words(v, home)]
     reached: list[Path] = []
     for _ in range(2):  # (a second time: -R's folder is taken from the one --cwd names)
         reached += [p for base in [*cwds, *reached] for value in named if value for p in _both(base / value)]
     return list(dict.fromkeys(reached))
+
+
+#: meson's commands (``meson BUILD`` without one is ``meson setup BUILD``, as it was once spelled).
+_MESON_COMMANDS = frozenset({"configure", "dist", "install", "introspect", "init", "test", "wrap", "subprojects",
+                             "rewrite", "compile", "devenv", "env2mfile", "reprotest", "format", "fmt", "help",
+                             "runpython"})
+#: cmake's modes whose words are not the folders it configures (commands, a script, a build).
+_CMAKE_MODES = frozenset({"-E", "-P", "--build", "--install", "--open", "--workflow"})
+#: Options whose value is the next word, not an operand: settings, generators, and the files
+#: ``CODE_FILE_OPTIONS`` judges (``cmake -C ~/c.cmake -S src``). Any other option's next word
+#: counts as a folder (more folders, never fewer).
+_VALUED = {"cmake": frozenset({"-C", "-D", "-U", "-G", "-T", "-A", "--toolchain", "--preset"}),
+           "meson": frozenset({"-D", "--native-file", "--cross-file"})}
+
+
+def _configured_folders(program: str, words: Sequence[str | None]) -> list[str | None]:
+    """The folders a configure names by its operands, the build folder it writes and the source
+    folder whose build files it runs: ``meson setup b ../p`` ran ../p/meson.build and ``meson
+    setup ../b`` wrote ../b (proven, meson 1.x, s235), ``cmake ../p`` runs ../p/CMakeLists.txt.
+    Every word not an option counts (an option's value among them: more folders, never fewer)."""
+    valued = _VALUED.get(program, frozenset())
+    operands = [w for k, w in enumerate(words)
+                if (w is None or not w.startswith("-")) and (k == 0 or words[k - 1] not in valued)]
+    if program == "meson":
+        command = next((w for w in words if w is None or not w.startswith("-")), "")
+        if command == "setup":
+            return operands[1:]
+        return operands if command not in _MESON_COMMANDS else []
+    if program == "cmake" and not any(w in _CMAKE_MODES for w in words):
+        return operands
+    return []
 
 
 def _tilde_words(word: str | None, home: Path | None) -> list[str | None]:
