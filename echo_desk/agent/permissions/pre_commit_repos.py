@@ -4,10 +4,19 @@ any command), from a folder or a URL the line names, not from the repository in 
 ``pre-commit try-repo ../other/hooks x -a`` ran a hook of that folder (proven, pre-commit 3.0
 under bash and dash, s223). A rule naming pre-commit (``pre-commit **``) trusts the hooks of
 the project's own settings file (judged as code: ``settings_files``), not every repository a
-line may name: only a rule naming ``try-repo`` covers it."""
+line may name: only a rule naming ``try-repo`` covers it.
+
+Its subcommands that write hook scripts, code git runs at the next commit (outside Echo Desk and
+its sandbox): ``pre-commit install`` wrote .git/hooks/pre-commit, ``init-templatedir DIR``
+DIR/hooks/pre-commit (proven, pre-commit 3.0 under bash and dash, s235). A rule naming pre-commit
+trusts the hooks it runs, not these writes: the write rules judge them. Where ``install`` and
+``uninstall`` write is git's hooks folder, found from the repository's top (a linked worktree's
+is the main repository's, beside or outside the workspace): only known when they run, so they ask.
+"""
 
 from __future__ import annotations
 
+from echo_desk.agent.permissions import long_prefixes
 from echo_desk.agent.permissions.options import Does
 from echo_desk.agent.permissions.reading import Argv, Flag, Reading
 
@@ -15,6 +24,11 @@ __all__ = ["pre_commit_reading"]
 
 _OTHER_REPOSITORY = "try-repo"
 _UNKNOWN = Flag(frozenset(), "", None)  # a word only known when the line runs
+#: Subcommands that write (or remove) the hook scripts of git's hooks folder.
+_HOOKS_FOLDER = frozenset({"install", "uninstall"})
+_TEMPLATE_FOLDER = "init-templatedir"
+#: init-templatedir's options that take a value (the hook types and colours are names, not places).
+_VALUED = ("-c", "-t", "--config", "--hook-type", "--color")
 
 
 def pre_commit_reading(argv: Argv, program: str) -> Reading:
@@ -27,5 +41,29 @@ def pre_commit_reading(argv: Argv, program: str) -> Reading:
             continue  # (its own options before a subcommand only print: --help, --version)
         if word == _OTHER_REPOSITORY:
             return Reading(program, flags=(Flag(frozenset({word}), word, Does.RUNS),), known=False)
+        if word in _HOOKS_FOLDER:
+            return Reading(program, known=False, written_below=(None,))
+        if word == _TEMPLATE_FOLDER:
+            return Reading(program, known=False, written_below=_template_folders(argv[argv.index(word) + 1:]))
         break
     return Reading(program, known=False)
+
+
+def _template_folders(words: Argv) -> tuple[str | None, ...]:
+    """The folder ``init-templatedir`` writes its hooks below: its operand (argparse: any unique
+    beginning of a long option, ``--conf x``). A word only known when it runs may be it."""
+    folders: list[str | None] = []
+    value = False
+    for k, word in enumerate(words):
+        if value and word is not None:
+            value = False
+        elif word is None:
+            folders.append(None)
+        elif word == "--":
+            folders += words[k + 1:]
+            break
+        elif word.startswith("-"):
+            value = word in _VALUED[:2] or ("=" not in word and long_prefixes.named("pre-commit", word, _VALUED[2:]) is not None)
+        else:
+            folders.append(word)
+    return tuple(folders) or (None,)
