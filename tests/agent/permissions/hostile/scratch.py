@@ -111,6 +111,10 @@ OTHER_FILES: dict[str, str] = {
     "proj/pyproject.toml": '[project]\nname = "proj"\nversion = "0.1.0"\nrequires-python = ">=3.8"\ndependencies = []\n\n[tool.poetry]\npackage-mode = false\n',
     # … and its Python, which `ruff check --fix` rewrites (an unused import it removes: s221).
     "proj/lint.py": "import os\n",
+    # … and its configures: meson's runs a program from the project folder, cmake's from the
+    # folder cmake runs in (s235).
+    "proj/meson.build": "project('p', [])\nrun_command('/usr/bin/touch', 'PWNED', check: false)\n",
+    "proj/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(p NONE)\nexecute_process(COMMAND /usr/bin/touch PWNED)\n",
 }
 #: Programs a hostile repository ships in the workspace (executable), named as a tool the rules
 #: allow that no folder of a default PATH holds: a shell searching '.' runs them.
