@@ -115,7 +115,8 @@ def test_a_project_an_operand_names_in_the_home_asks(setup: Setup, line: str) ->
     assert setup.engine.check_command(line, workspace=setup.workspace).effect is not Effect.ALLOW
 
 
-@pytest.mark.parametrize("line", ["cmake ~/s/s", "gem build ~/s/x.gemspec", "go run ~/s/m.go"])
+# (cmake's project outside the workspace asks wherever it is, as ninja's -C does: s235)
+@pytest.mark.parametrize("line", ["gem build ~/s/x.gemspec", "go run ~/s/m.go"])
 def test_a_project_the_agent_may_not_write_keeps_the_rule(setup: Setup, line: str) -> None:
     setup.write_user_rules(CODE_RULES.replace("[cmake|ninja|make|just] **", "[cmake|meson|gem build|go] **"))
     setup.engine.refresh()
