@@ -575,11 +575,14 @@ def option_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
         return list(dict.fromkeys([*starts, *(p for base in starts for value in named if value
                                               for p in _both(base / value))]))
     named = [w for v in [*_option_values(program, words, table.FOLDER_OPTIONS.get(program)),
-                         *_option_values(program, words, table.WORK_FOLDER_OPTIONS.get(program)),
-                         *_configured_folders(program, words)] for w in _tilde_words(v, home)]
+                         *_option_values(program, words, table.WORK_FOLDER_OPTIONS.get(program))]
+             for w in _tilde_words(v, home)]
     reached: list[Path] = []
     for _ in range(2):  # (a second time: -R's folder is taken from the one --cwd names)
         reached += [p for base in [*cwds, *reached] for value in named if value for p in _both(base / value)]
+    # (a configure's operands are read from where it runs only: `cd build && cmake ..`)
+    operands = [w for v in _configured_folders(program, words) for w in _tilde_words(v, home)]
+    reached += [p for base in cwds for value in operands if value for p in _both(base / value)]
     return list(dict.fromkeys(reached))
 
 

@@ -27,7 +27,7 @@ RULES = """
 [[rule]]
 effect = "allow"
 tool = "shell"
-pattern = "[meson|cmake|pre-commit|tox|printf] **"
+pattern = "[meson|cmake|pre-commit|tox|printf|cd] **"
 
 [[rule]]
 effect = "allow"
@@ -62,6 +62,8 @@ def test_a_configure_of_a_folder_outside_asks_saying_so(setup: Setup, line: str)
     "cmake -G Ninja -B build src",
     "cmake -E echo ../x",
     "cmake --build build --target all",
+    "cd src && cmake ..",  # (read from where it runs: the workspace)
+    "cd src && meson setup ../build ..",
 ])
 def test_a_configure_inside_the_workspace_is_covered_as_before(setup: Setup, line: str) -> None:
     assert verdict_under(setup, BUILDS, line).effect is Effect.ALLOW
