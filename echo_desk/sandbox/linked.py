@@ -224,8 +224,13 @@ class Finder:
         place's folders outside the workspace, are walked in turn, within ``MAX_FOLLOWED`` and
         ``MAX_ENTRIES_FOLLOWED``: past them the place is named in ``too_far`` (``too_far_protected``)."""
         try:
-            if not stat.S_ISDIR(os.lstat(folder).st_mode) or (_inside(self.base, folder) and folder != self.base):
-                return []  # (a folder holding the workspace is not walked: that would be the workspace)
+            if not stat.S_ISDIR(os.lstat(folder).st_mode) or (
+                    not whole and _inside(self.base, folder) and folder != self.base):
+                # (A protected folder holding the workspace is left: its links lead to its files,
+                # and the workspace is the person's to edit. A hidden one is walked around the
+                # workspace: ``GNUPGHOME=~`` with ``~/project`` open, ``~/private-keys-v1.d/key``
+                # a link to ``/srv/keys/key``, which the command could read by that name.)
+                return []
         except OSError:
             return []
         found: list[Landing] = []
@@ -284,7 +289,9 @@ class Finder:
                     found.append(Landing(real, os.path.lexists(real), why, link))
                 elif not whole and self._followed_outside(real):
                     onward.append(real)
-            pending.extend(f"{current}/{name}" for name in listing.folders)
+            # (Not into the workspace from a folder holding it: its files are the command's own.)
+            pending.extend(path for name in listing.folders
+                           if (path := f"{current}/{name}") != self.base or folder == self.base)
             if pending and looked >= MAX_ENTRIES_PER_PLACE:
                 if folder not in self.cut:
                     self.cut.append(folder)
