@@ -57,13 +57,17 @@ class SandboxSpec:
     """What one sandboxed run may touch.
 
     ``writable``: the workspaces (read-write). ``hidden``: extra paths emptied for reading too
-    (Echo Desk's own folders, paths the person added); the usual secret folders of ``home`` are
-    always hidden. ``cwd`` must lie inside a writable folder.
+    (Echo Desk's own folders); ``hidden_by_person``: the paths the person added, emptied too and
+    walked for links as the list's places are; the usual secret folders of ``home`` are always
+    hidden. ``cwd`` must lie inside a writable folder.
     """
 
     writable: tuple[Path, ...]
     cwd: Path
     hidden: tuple[Path, ...] = ()
+    #: (Echo Desk's own folders are not walked: what a command planted is put aside there, and a
+    #: planted link to ``/`` would then refuse every command.)
+    hidden_by_person: tuple[Path, ...] = ()
     home: Path = field(default_factory=Path.home)
     tmp_bytes: int = DEFAULT_TMP_BYTES
     max_processes: int = DEFAULT_MAX_PROCESSES
@@ -248,11 +252,13 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     environs = (os.environ if env is None else env, environment)
     own_homes = _own_homes(spec.home, environment, cwd)
     found = [inventory.take(w, home=spec.home, extra=spec.protected, writable=tuple(writable),
-                            max_folders=spec.max_repository_folders, environs=environs, other_homes=own_homes)
+                            max_folders=spec.max_repository_folders, environs=environs, other_homes=own_homes,
+                            hidden=spec.hidden_by_person)
              for w in writable]
     read_only, frozen = _read_only(found, writable, spec.kept_read_only)
     # (With the places' landings through links in the workspaces: ``linked``.)
-    listed = [*(p for home in (spec.home, *own_homes) for p in _always_hidden(home, environs, found)), *spec.hidden]
+    listed = [*(p for home in (spec.home, *own_homes) for p in _always_hidden(home, environs, found)),
+              *spec.hidden, *spec.hidden_by_person]
     hidden = existing_real([*listed, *(Path(p) for inv in found for p in inv.hidden)])
     leading = _leading_links(found, listed)
     _refuse_hidden_links_holding_home(found, listed)

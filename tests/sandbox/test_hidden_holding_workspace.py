@@ -42,3 +42,21 @@ async def test_a_key_linked_from_a_hidden_place_holding_the_workspace_stays_hidd
                        context(project))
     assert result.metadata["sandbox"]["sandboxed"] is True, result.output
     assert "gpg-key-canary" not in result.output and "kept" in result.output, result.output
+
+
+@pytest.mark.parametrize("shell", ["bash", "dash"])
+@pytest.mark.parametrize("holds", [True, False], ids=["holding the workspace", "beside it"])
+async def test_a_key_linked_from_a_path_you_hid_stays_hidden(jail: Jail, holds: bool, shell: str) -> None:
+    """A folder hidden in Settings › Sandbox (``~/private``) holding ``id -> /srv/keys/id``: the
+    paths you hide were emptied, but their links were not followed, so a sandboxed ``cat`` of the
+    real path printed the key; with a subfolder of it opened as the workspace, too."""
+    private = jail.home / "private"
+    workspace = private / "project" if holds else jail.workspace
+    workspace.mkdir(parents=True, exist_ok=True)
+    real = jail.base / "srv" / "keys" / "id"
+    _key(real, "private-key-canary")
+    _link(private / "id", real)
+    result = await run(tool_with(hidden_paths=["~/private"]),
+                       {"command": f"{shell} -c 'cat {real}; echo kept > made && cat made'"}, context(workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True, result.output
+    assert "private-key-canary" not in result.output and "kept" in result.output, result.output
