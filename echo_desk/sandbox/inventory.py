@@ -187,8 +187,9 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
         hidden_landings += [landing for name in HIDDEN_IN_HOME
                             for landing in theirs.landings(name, runs_code.HIDDEN_SECRET, whole=True)]
         hidden_landings += _linked_from_moved_secrets(other, base, found, environs, theirs)
+    persons = linked.Finder(str(home), base, shared=finder, programs_in_view=True)
     for place in dict.fromkeys(os.path.realpath(path) for path in hidden):
-        hidden_landings += finder.below(place, runs_code.HIDDEN_SECRET, whole=True)
+        hidden_landings += persons.below(place, runs_code.HIDDEN_SECRET, whole=True)
     if before is None:  # (the check after the command looks again at what was watched before)
         watched += _missing_secrets(home, base, environs)
         # Watched by the check after the command too: a hidden place's link to what does not

@@ -6,6 +6,7 @@ itself is not walked (its files are the command's to work on)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,21 @@ async def test_a_key_linked_from_a_path_you_hid_stays_hidden(jail: Jail, holds: 
                        {"command": f"{shell} -c 'cat {real}; echo kept > made && cat made'"}, context(workspace))
     assert result.metadata["sandbox"]["sandboxed"] is True, result.output
     assert "private-key-canary" not in result.output and "kept" in result.output, result.output
+
+
+async def test_a_virtual_environment_in_a_path_you_hid_leaves_the_systems_python_in_view(jail: Jail) -> None:
+    """A folder you hid holding a virtual environment (``bin/python3 -> /usr/bin/python3.11``): its
+    link to the system's program is the package's, no secret, and hiding it would take Python
+    from every command."""
+    python = _systems_python()
+    _link(jail.home / "private" / "venv" / "bin" / "python3", Path(python))
+    result = await run(tool_with(hidden_paths=["~/private"]), {"command": f"{python} -c 'print(6 * 7)'"},
+                       context(jail.workspace))
+    assert result.metadata["sandbox"]["sandboxed"] is True, result.output
+    assert "42" in result.output, result.output
+
+
+def _systems_python() -> str:
+    if not os.path.exists("/usr/bin/python3"):
+        pytest.skip("no /usr/bin/python3 here")
+    return os.path.realpath("/usr/bin/python3")
