@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtCore import QAbstractItemModel, QEvent, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -41,6 +41,12 @@ from echo_desk.ui.settings.catalog_model import (
 )
 
 _POLICIES = ("", "ask", "always", "never")
+#: Narrowest and widest the name and status columns get: in a narrow window they give up room to
+#: the description first; below its floor, the columns right of it scroll (the name and its check
+#: box stay in view).
+_TOOL_WIDTHS = (190, 230)
+_STATUS_WIDTHS = (140, 210)
+_DESCRIPTION_MIN = 220
 
 
 class PolicyDelegate(QStyledItemDelegate):
@@ -118,19 +124,24 @@ class ToolsPage(QWidget):
                                   | QTreeView.EditTrigger.DoubleClicked)
         header = self.tree.header()
         header.setSectionResizeMode(COL_TOOL, QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(COL_DESCRIPTION, QHeaderView.ResizeMode.Stretch)
+        # Not Stretch: a stretched section is the first to give way, down to a few pixels of "…"
+        # in a narrow window. ``_fit_columns`` gives it the room left, never less than its floor.
+        header.setSectionResizeMode(COL_DESCRIPTION, QHeaderView.ResizeMode.Interactive)
         # Not ResizeToContents: that measures every row on each relayout (a filter keystroke).
         header.setSectionResizeMode(COL_RISK, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(COL_STATUS, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(COL_POLICY, QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(False)
-        header.resizeSection(COL_TOOL, 230)
-        header.resizeSection(COL_STATUS, 210)
+        header.resizeSection(COL_TOOL, _TOOL_WIDTHS[1])
+        header.resizeSection(COL_STATUS, _STATUS_WIDTHS[1])
         header.resizeSection(COL_POLICY, 140)
         header.setSectionResizeMode(COL_CLIENT, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(COL_CLIENT, 150)
         self.tree.setColumnHidden(COL_CLIENT, True)
         self.tree.expandAll()
+        self._fitting = False
+        self.tree.viewport().installEventFilter(self)
+        header.sectionResized.connect(self._on_section_resized)
         layout.addWidget(self.tree, 1)
         self.hint = QLabel()
         self.hint.setWordWrap(True)
@@ -172,6 +183,7 @@ class ToolsPage(QWidget):
             _("Default ({policy})").format(policy=policy_label(p)) + " · " + _("rules: {n}").format(n=99))
             for p in ("always", "ask", "never"))
         self.tree.header().resizeSection(COL_POLICY, max(140, policy_width + 24))
+        self._fit_columns()
         self.hint.setText(_("Unchecked tools are never offered to the model and are refused if it calls "
                             "them anyway. Changes apply at once."))
         self.help_button.setText(_("About scopes and sub-agents…"))
@@ -186,6 +198,47 @@ class ToolsPage(QWidget):
         self.tags.blockSignals(False)
         self._fill_profiles(self.backend.settings.current)
         self._fill_clients(self.backend.settings.current)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.tree.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_columns()
+        return super().eventFilter(watched, event)
+
+    def _on_section_resized(self, column: int, _old: int, _new: int) -> None:
+        if not self._fitting and column != COL_DESCRIPTION:  # a person dragged a column's edge
+            self._fit_description()
+
+    def _fit_columns(self) -> None:
+        """The name and status columns at their widest if the description keeps its floor, else
+        narrowed (status first) down to their narrowest; their full text is in their tooltips."""
+        room = self._room_for_three()
+        missing = max(0, _DESCRIPTION_MIN - (room - _TOOL_WIDTHS[1] - _STATUS_WIDTHS[1]))
+        status = _STATUS_WIDTHS[1] - min(missing, _STATUS_WIDTHS[1] - _STATUS_WIDTHS[0])
+        missing -= _STATUS_WIDTHS[1] - status
+        tool = _TOOL_WIDTHS[1] - min(missing, _TOOL_WIDTHS[1] - _TOOL_WIDTHS[0])
+        self._fitting = True
+        try:
+            self.tree.header().resizeSection(COL_TOOL, tool)
+            self.tree.header().resizeSection(COL_STATUS, status)
+        finally:
+            self._fitting = False
+        self._fit_description()
+
+    def _fit_description(self) -> None:
+        """The description takes the room the other columns leave, never less than its floor."""
+        header = self.tree.header()
+        room = self._room_for_three() - header.sectionSize(COL_TOOL) - header.sectionSize(COL_STATUS)
+        self._fitting = True
+        try:
+            header.resizeSection(COL_DESCRIPTION, max(_DESCRIPTION_MIN, room))
+        finally:
+            self._fitting = False
+
+    def _room_for_three(self) -> int:
+        """The viewport's width less the risk, approval and client columns."""
+        header = self.tree.header()
+        return self.tree.viewport().width() - sum(
+            header.sectionSize(c) for c in (COL_RISK, COL_POLICY, COL_CLIENT) if not header.isSectionHidden(c))
 
     def show_scope_help(self) -> None:
         """Open (or raise) the "About scopes and sub-agents" page."""
@@ -221,6 +274,7 @@ class ToolsPage(QWidget):
         """The last column shows what ``key`` sees; '' hides it (the chat sees the checked tools)."""
         self.model.set_client(key or None)
         self.tree.setColumnHidden(COL_CLIENT, not key)
+        self._fit_columns()
         self.client_builtins.setVisible(bool(key))
         if key:
             profile = self.backend.settings.current.gateway.client(key)
