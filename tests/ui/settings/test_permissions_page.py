@@ -347,3 +347,31 @@ def test_a_rule_for_some_callers_says_whom_it_is_for(qtbot, builtin_runtime, con
     assert rows["ls **"] == "shell"
     chat_rule = next(r for r in builtin_runtime.permissions.load().rules if r.pattern == "git push **")
     assert rule_phrase(chat_rule) == "rule “git push **” (shell) for Echo Desk's chat in permissions.toml line 1"
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_a_long_reason_wraps_whole_in_its_row_and_the_row_shrinks_again_when_there_is_room(page, qtbot, language):
+    # Before: every row was one line tall and a long reason ended in "…" at 1,240 px.
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QFontMetrics
+
+    from echo_desk.ui.core import i18n_qt
+
+    i18n_qt.apply_language(language)
+    rules = page.rules.rules
+    page.resize(900, 600)
+    page.show()
+    qtbot.waitExposed(page)
+    items = [rules.topLevelItem(i) for i in range(rules.topLevelItemCount())]
+    longest = max(items, key=lambda item: QFontMetrics(rules.font()).horizontalAdvance(item.text(3)))
+    one_line = min(rules.visualItemRect(item).height() for item in items)
+
+    def fits() -> bool:
+        width = rules.header().sectionSize(3) - 8  # the cell's own margins
+        needed = QFontMetrics(rules.font()).boundingRect(QRect(0, 0, width, 10_000), Qt.TextFlag.TextWordWrap,
+                                                         longest.text(3)).height()
+        return needed > one_line and rules.visualItemRect(longest).height() >= needed
+
+    qtbot.waitUntil(fits)  # wrapped over more lines, all of them shown
+    page.resize(2400, 600)  # room for it on one line: the row is one line tall again
+    qtbot.waitUntil(lambda: rules.visualItemRect(longest).height() == one_line)
