@@ -281,9 +281,13 @@ class ToolsPage(QWidget):
             self.client_builtins.blockSignals(True)
             self.client_builtins.setChecked(profile.builtins)
             self.client_builtins.blockSignals(False)
-            self.client_builtins.setText(_("Offer Echo Desk's own tools to {client} (file edits with review and "
-                                           "undo, commands in the sandbox, database reads)").format(
+            # Short: a check box does not wrap, and with what the tools are in its text the Settings
+            # window could not be narrower than ~1,160 px. What they are is in its tooltip.
+            self.client_builtins.setText(_("Offer Echo Desk's own tools to {client}").format(
                 client=visible(display_name(key), one_line=True)))
+            what = _("File edits with review and undo, commands in the sandbox, database reads.")
+            self.client_builtins.setToolTip(what)
+            self.client_builtins.setAccessibleDescription(what)
 
     def _set_client_builtins(self, on: bool) -> None:
         key = self.clients.currentData() or ""
