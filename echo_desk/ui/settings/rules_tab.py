@@ -226,7 +226,7 @@ class RulesTab(QWidget):
             _(EFFECT_LABELS[rule.effect]), rule_tool(rule),
             visible(pattern, one_line=True) if pattern is not None else _("(whole tool)"),
             visible(rule_reason(rule), one_line=True), visible(_layer_text(rule), one_line=True),
-            _("inactive: not trusted") if not rule.active else _("active"),
+            _("Inactive: not trusted") if not rule.active else _("Active"),
         ])
         if not rule.active:
             item.setToolTip(5, _("inactive until you trust this workspace"))

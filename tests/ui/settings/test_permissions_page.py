@@ -70,10 +70,10 @@ def test_rules_of_every_layer_with_file_and_line_and_the_workspace_allow_inactiv
     rows = _rows(page.rules.rules)
     mine = next(r for r in rows if r[2] == "echo **")
     assert mine[:2] == ["allow", "shell"] and mine[3] == "printing is harmless"
-    assert mine[4] == "Your rules · permissions.toml line 1" and mine[5] == "active"
+    assert mine[4] == "Your rules · permissions.toml line 1" and mine[5] == "Active"
     untrusted = next(r for r in rows if r[2] == "<b>true</b> **")  # shown as written, never as markup
-    assert untrusted[5] == "inactive: not trusted"
-    assert next(r for r in rows if r[2] == "git push **")[5] == "active"  # deny applies untrusted
+    assert untrusted[5] == "Inactive: not trusted"
+    assert next(r for r in rows if r[2] == "git push **")[5] == "Active"  # deny applies untrusted
     assert any(r[4] == "Built-in" for r in rows)
     assert page.rules.trust_button.isVisibleTo(page) and "allow rules (1)" in page.rules.trust_note.text()
     shown = page.rules.trust_text(page.engine.trust_snapshot(workspace))
@@ -82,7 +82,7 @@ def test_rules_of_every_layer_with_file_and_line_and_the_workspace_allow_inactiv
     assert page.rules.trust_box.textFormat() == Qt.TextFormat.PlainText
     page.rules.trust_box.done(QMessageBox.StandardButton.Yes)
     assert page.engine.is_trusted(workspace)
-    assert next(r for r in _rows(page.rules.rules) if r[2] == "<b>true</b> **")[5] == "active"
+    assert next(r for r in _rows(page.rules.rules) if r[2] == "<b>true</b> **")[5] == "Active"
     assert not page.rules.trust_button.isVisibleTo(page)
 
 
@@ -100,7 +100,7 @@ def test_the_editor_validates_as_you_type_and_saves_only_valid_rules(page, confi
     assert editor.save.isEnabled() and editor.validation.text() == "2 rules, all valid"
     editor.save.click()
     assert (config_dir / "permissions.toml").read_text() == new
-    assert ["deny", "shell", "ls **", "no listing", "Your rules · permissions.toml line 7", "active"] in \
+    assert ["deny", "shell", "ls **", "no listing", "Your rules · permissions.toml line 7", "Active"] in \
         _rows(editor.rules)
     assert page.engine.check_command("ls -l").effect is Effect.DENY
 
