@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractItemModel, QEvent, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
-from PySide6.QtGui import QHideEvent, QShowEvent
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QHideEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -78,6 +78,16 @@ class PolicyDelegate(QStyledItemDelegate):
             self._catalog.set_policy(str(name), str(editor.currentData() or ""))
 
 
+class _CatalogTree(QTreeView):
+    """The catalog's tree, saying when its width changes (the columns are fitted to it)."""
+
+    resized = Signal()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.resized.emit()
+
+
 class ToolsPage(QWidget):
     def __init__(self, backend: CatalogBackend, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -114,7 +124,7 @@ class ToolsPage(QWidget):
         client_bar.addWidget(self.client_builtins, 2)
         layout.addLayout(client_bar)
 
-        self.tree = QTreeView()
+        self.tree = _CatalogTree()
         self.tree.setModel(self.model)
         self.filtering: CatalogFilter = CatalogFilter(self.tree, self.model)
         self.tree.setUniformRowHeights(True)  # 2,000 rows: skip per-row measuring
@@ -140,7 +150,10 @@ class ToolsPage(QWidget):
         self.tree.setColumnHidden(COL_CLIENT, True)
         self.tree.expandAll()
         self._fitting = False
-        self.tree.viewport().installEventFilter(self)
+        # Queued: the viewport's own width (less a scroll bar that comes and goes) is settled then.
+        self.tree.resized.connect(self._fit_columns, Qt.ConnectionType.QueuedConnection)
+        # A vertical scroll bar that appears (rows expanded, a filter cleared) narrows the viewport.
+        self.tree.verticalScrollBar().rangeChanged.connect(self._fit_columns, Qt.ConnectionType.QueuedConnection)
         header.sectionResized.connect(self._on_section_resized)
         layout.addWidget(self.tree, 1)
         self.hint = QLabel()
@@ -199,16 +212,11 @@ class ToolsPage(QWidget):
         self._fill_profiles(self.backend.settings.current)
         self._fill_clients(self.backend.settings.current)
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.tree.viewport() and event.type() == QEvent.Type.Resize:
-            self._fit_columns()
-        return super().eventFilter(watched, event)
-
     def _on_section_resized(self, column: int, _old: int, _new: int) -> None:
         if not self._fitting and column != COL_DESCRIPTION:  # a person dragged a column's edge
             self._fit_description()
 
-    def _fit_columns(self) -> None:
+    def _fit_columns(self, *_range: int) -> None:
         """The name and status columns at their widest if the description keeps its floor, else
         narrowed (status first) down to their narrowest; their full text is in their tooltips."""
         room = self._room_for_three()
