@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QHideEvent, QResizeEvent, QShowEvent
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -39,14 +39,9 @@ from echo_desk.ui.settings.catalog_model import (
     PolicyRole,
     ToolCatalogModel,
 )
+from echo_desk.ui.settings.catalog_tree import CatalogTree
 
 _POLICIES = ("", "ask", "always", "never")
-#: Narrowest and widest the name and status columns get: in a narrow window they give up room to
-#: the description first; below its floor, the columns right of it scroll (the name and its check
-#: box stay in view).
-_TOOL_WIDTHS = (190, 230)
-_STATUS_WIDTHS = (140, 210)
-_DESCRIPTION_MIN = 220
 
 
 class PolicyDelegate(QStyledItemDelegate):
@@ -76,16 +71,6 @@ class PolicyDelegate(QStyledItemDelegate):
         name = index.data(NameRole)
         if name:
             self._catalog.set_policy(str(name), str(editor.currentData() or ""))
-
-
-class _CatalogTree(QTreeView):
-    """The catalog's tree, saying when its width changes (the columns are fitted to it)."""
-
-    resized = Signal()
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self.resized.emit()
 
 
 class ToolsPage(QWidget):
@@ -124,7 +109,7 @@ class ToolsPage(QWidget):
         client_bar.addWidget(self.client_builtins, 2)
         layout.addLayout(client_bar)
 
-        self.tree = _CatalogTree()
+        self.tree = CatalogTree()
         self.tree.setModel(self.model)
         self.filtering: CatalogFilter = CatalogFilter(self.tree, self.model)
         self.tree.setUniformRowHeights(True)  # 2,000 rows: skip per-row measuring
@@ -134,27 +119,18 @@ class ToolsPage(QWidget):
                                   | QTreeView.EditTrigger.DoubleClicked)
         header = self.tree.header()
         header.setSectionResizeMode(COL_TOOL, QHeaderView.ResizeMode.Interactive)
-        # Not Stretch: a stretched section is the first to give way, down to a few pixels of "…"
-        # in a narrow window. ``_fit_columns`` gives it the room left, never less than its floor.
+        # Not Stretch: the tree gives the description the room left (``CatalogTree``).
         header.setSectionResizeMode(COL_DESCRIPTION, QHeaderView.ResizeMode.Interactive)
         # Not ResizeToContents: that measures every row on each relayout (a filter keystroke).
         header.setSectionResizeMode(COL_RISK, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(COL_STATUS, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(COL_POLICY, QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(False)
-        header.resizeSection(COL_TOOL, _TOOL_WIDTHS[1])
-        header.resizeSection(COL_STATUS, _STATUS_WIDTHS[1])
         header.resizeSection(COL_POLICY, 140)
         header.setSectionResizeMode(COL_CLIENT, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(COL_CLIENT, 150)
         self.tree.setColumnHidden(COL_CLIENT, True)
         self.tree.expandAll()
-        self._fitting = False
-        # Queued: the viewport's own width (less a scroll bar that comes and goes) is settled then.
-        self.tree.resized.connect(self._fit_columns, Qt.ConnectionType.QueuedConnection)
-        # A vertical scroll bar that appears (rows expanded, a filter cleared) narrows the viewport.
-        self.tree.verticalScrollBar().rangeChanged.connect(self._fit_columns, Qt.ConnectionType.QueuedConnection)
-        header.sectionResized.connect(self._on_section_resized)
         layout.addWidget(self.tree, 1)
         self.hint = QLabel()
         self.hint.setWordWrap(True)
@@ -196,7 +172,7 @@ class ToolsPage(QWidget):
             _("Default ({policy})").format(policy=policy_label(p)) + " · " + _("rules: {n}").format(n=99))
             for p in ("always", "ask", "never"))
         self.tree.header().resizeSection(COL_POLICY, max(140, policy_width + 24))
-        self._fit_columns()
+        self.tree.fit_columns()
         self.hint.setText(_("Unchecked tools are never offered to the model and are refused if it calls "
                             "them anyway. Changes apply at once."))
         self.help_button.setText(_("About scopes and sub-agents…"))
@@ -211,42 +187,6 @@ class ToolsPage(QWidget):
         self.tags.blockSignals(False)
         self._fill_profiles(self.backend.settings.current)
         self._fill_clients(self.backend.settings.current)
-
-    def _on_section_resized(self, column: int, _old: int, _new: int) -> None:
-        if not self._fitting and column != COL_DESCRIPTION:  # a person dragged a column's edge
-            self._fit_description()
-
-    def _fit_columns(self, *_range: int) -> None:
-        """The name and status columns at their widest if the description keeps its floor, else
-        narrowed (status first) down to their narrowest; their full text is in their tooltips."""
-        room = self._room_for_three()
-        missing = max(0, _DESCRIPTION_MIN - (room - _TOOL_WIDTHS[1] - _STATUS_WIDTHS[1]))
-        status = _STATUS_WIDTHS[1] - min(missing, _STATUS_WIDTHS[1] - _STATUS_WIDTHS[0])
-        missing -= _STATUS_WIDTHS[1] - status
-        tool = _TOOL_WIDTHS[1] - min(missing, _TOOL_WIDTHS[1] - _TOOL_WIDTHS[0])
-        self._fitting = True
-        try:
-            self.tree.header().resizeSection(COL_TOOL, tool)
-            self.tree.header().resizeSection(COL_STATUS, status)
-        finally:
-            self._fitting = False
-        self._fit_description()
-
-    def _fit_description(self) -> None:
-        """The description takes the room the other columns leave, never less than its floor."""
-        header = self.tree.header()
-        room = self._room_for_three() - header.sectionSize(COL_TOOL) - header.sectionSize(COL_STATUS)
-        self._fitting = True
-        try:
-            header.resizeSection(COL_DESCRIPTION, max(_DESCRIPTION_MIN, room))
-        finally:
-            self._fitting = False
-
-    def _room_for_three(self) -> int:
-        """The viewport's width less the risk, approval and client columns."""
-        header = self.tree.header()
-        return self.tree.viewport().width() - sum(
-            header.sectionSize(c) for c in (COL_RISK, COL_POLICY, COL_CLIENT) if not header.isSectionHidden(c))
 
     def show_scope_help(self) -> None:
         """Open (or raise) the "About scopes and sub-agents" page."""
@@ -282,7 +222,7 @@ class ToolsPage(QWidget):
         """The last column shows what ``key`` sees; '' hides it (the chat sees the checked tools)."""
         self.model.set_client(key or None)
         self.tree.setColumnHidden(COL_CLIENT, not key)
-        self._fit_columns()
+        self.tree.fit_columns()
         self.client_builtins.setVisible(bool(key))
         if key:
             profile = self.backend.settings.current.gateway.client(key)

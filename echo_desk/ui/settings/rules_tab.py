@@ -217,7 +217,11 @@ class RulesTab(QWidget):
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         # A row's height is measured once; as the reason's column narrows or widens (the window,
         # a dragged edge) the wrapped rows are measured again.
-        header.sectionResized.connect(lambda column, _old, _new: column == 3 and self.rules.doItemsLayout())
+        header.sectionResized.connect(self._reason_resized)
+
+    def _reason_resized(self, column: int, _old: int, _new: int) -> None:
+        if column == 3:
+            self.rules.doItemsLayout()
 
     def _item(self, rule: Rule) -> QTreeWidgetItem:
         # A rule's tool, pattern and reason may come from a cloned repository: made visible.
