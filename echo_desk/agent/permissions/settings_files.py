@@ -37,6 +37,7 @@ from echo_desk.agent.permissions import (
     line_environment,
     name_globs,
     npm_environment,
+    option_variables,
     pip_projects,
     programs,
     pytest_doctests,
@@ -109,7 +110,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         # inherit from Echo Desk) instead of ~/.config/go/env: GOFLAGS=-toolexec=… there runs a
         # program under a plain `go build` (proven with go 1.19).
         return found + _go_env_file() + _go_places(argv, cwds, home)
-    found += _npm_environment(program, cwds, home)
+    found += _npm_environment(program, cwds, home) + _variable_files(argv, cwds, home)
     names = table.FOLDER_SETTINGS.get(program)
     if names is None:
         # (settings only where an option names them: kubectl --kubeconfig)
@@ -163,6 +164,14 @@ def _npm_environment(program: str, cwds: Sequence[Path], home: Path | None) -> l
         paths += [p for c in cwds for p in _both(c / value)]
     return [place for p in dict.fromkeys(paths)
             for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
+
+
+def _variable_files(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
+    """The files the program's option variables name for it to read as settings (``PIP_CERT``:
+    ``option_variables``), found as the option's value would be."""
+    named = [w for value in option_variables.from_environment(tuple(argv)).files for w in _tilde_words(value, home)]
+    return [place for c in cwds for value in named if value for p in _both(c / value)
+            for place in (Place(p.parent, (p.name,)),)]
 
 
 def _program_file(word: str | None, cwds: Sequence[Path], home: Path | None) -> list[Place]:
