@@ -1,26 +1,28 @@
 """Options a program takes from its environment by a naming scheme, not from a fixed list: tox
 reads every option ``--x`` from ``TOX_<DEST>`` (or ``TOX<DEST>``: ``TOXENV``), pip every long
-option ``--x-y`` from ``PIP_X_Y``. Echo Desk started with ``TOX_CONFIG_FILE=out/t.ini`` made
-``tox -e x`` run the commands of out/t.ini, with ``TOX_ROOT_DIR=../other`` run them in ../other,
-and ``PIP_TARGET``/``PIP_LOG`` made ``pip install`` write where they say (proven, tox 4.67 and
-pip 23.2 under bash and dash, s229).
+option ``--x-y`` from ``PIP_X_Y``, just most of its options from ``JUST_<OPTION>``. Echo Desk
+started with ``TOX_CONFIG_FILE=out/t.ini`` made ``tox -e x`` run the commands of out/t.ini, with
+``TOX_ROOT_DIR=../other`` run them in ../other, ``PIP_TARGET``/``PIP_LOG`` made ``pip install``
+write where they say, ``JUST_WORKING_DIRECTORY=../other`` made ``just x`` run the recipe of
+../other's justfile there (proven, tox 4.67, pip 23.2, just 1.59 under bash and dash, s229).
 
 Such a variable, in the environment the command runs with (``line_environment``: Echo Desk's
 own, with what the line gives on top), is judged as the option it stands for would be:
 
-- tox's are given to the command as its own option words (``--conf=out/t.ini``), so the engine
-  judges them where it judges the line's: the file and folder tox works from, where it writes;
+- tox's and just's are given to the command as its own option words (``--conf=out/t.ini``,
+  ``--working-directory=../other``), so the engine judges them where it judges the line's: the
+  file and folder it works from, where it writes;
 - pip's are judged by what its option tables say the option does: a plain value (``PIP_INDEX_URL``,
   ``PIP_FIND_LINKS``, ``PIP_DEFAULT_TIMEOUT``) changes nothing the engine judges; a place it
   writes (``--target``, ``--log``, ``--cache-dir``, ``--user``) is judged by the write rules,
   as ``TOX_WORK_DIR`` and ``CARGO_TARGET_DIR`` are; a file read as a key (``--cert``) counts as
   its settings (a file the agent may write asks);
 - one that matches the scheme but maps to no option the engine knows, or to one that runs a
-  program or changes what tox runs (``TOX_OVERRIDE``, ``TOX_INSTALLPKG``, ``PIP_PYTHON``), is
-  not understood: the command asks.
+  program or changes what tox runs (``TOX_OVERRIDE``, ``TOX_INSTALLPKG``, ``PIP_PYTHON``,
+  ``JUST_DOTENV_COMMAND``), is not understood: the command asks.
 
-The variables a reader already looks up (``TOX_WORK_DIR``: ``tox_writes``; ``PIP_CONFIG_FILE``:
-``settings_files``) and those tox sets for the commands it runs (Echo Desk started from ``tox
+The variables a reader already looks up (``TOX_WORK_DIR``: ``tox_writes``; ``PIP_CONFIG_FILE``,
+``JUST_JUSTFILE``: ``settings_files``) and those tox sets for the commands it runs (Echo Desk started from ``tox
 -e dev``) are left to them.
 """
 
@@ -74,6 +76,26 @@ _TOX_INERT = frozenset({
 #: of defaults for any option: not understood.)
 _TOX_LEFT = frozenset({"ENV_NAME", "ENV_DIR", "ENV_BIN_DIR", "ENV_PYTHON", "PACKAGE", "PARALLEL_ENV", "WORK_DIR"})
 
+#: just 1.59's variables (its clap options' ``env``): ``JUST_WORKING_DIRECTORY`` is ``-d``, the
+#: folder its recipes run in and its justfile is found from (``JUST_WORKING_DIRECTORY=../other
+#: just x`` ran ../other's justfile there; with ``JUST_JUSTFILE`` it ran this one's recipes
+#: there: proven, bash and dash); ``JUST_JUSTFILE`` is read by ``settings_files``.
+_JUST_JUDGED = {"WORKING_DIRECTORY": "--working-directory"}
+#: Its options that only choose how it lists, prints or which recipes run.
+_JUST_INERT = frozenset({
+    "ALIAS_STYLE", "ALLOW_MISSING", "COLOR", "COMMAND_COLOR", "COMPLETE_ALIASES", "DEFAULT_LIST", "DRY_RUN",
+    "DUMP_FORMAT", "EVALUATE_FORMAT", "EXPLAIN", "GROUP", "HIGHLIGHT", "INDENTATION", "JOBS", "LIST_HEADING",
+    "LIST_PREFIX", "LIST_SUBMODULES", "NO_ALIASES", "NO_CACHE", "NO_DEPS", "NO_DOTENV", "NO_HIGHLIGHT", "ONE",
+    "QUIET", "TIME", "TIMESTAMP", "TIMESTAMP_FORMAT", "UNSORTED", "UNSTABLE", "VERBOSE", "YES",
+})
+# (Not understood, so asking: JUST_DOTENV_COMMAND runs a command before any recipe, proven;
+# JUST_CHOOSER and JUST_CYGPATH name programs, JUST_JUSTFILE_NAME the file it takes as its
+# justfile, JUST_TEMPDIR where it writes.)
+_PREFIX = {"tox": "TOX_", "just": "JUST_"}
+_JUDGED = {"tox": _TOX_JUDGED, "just": _JUST_JUDGED}
+_INERT = {"tox": _TOX_INERT, "just": _JUST_INERT}
+_LEFT = {"tox": _TOX_LEFT, "just": frozenset({"JUSTFILE"})}
+
 #: What pip does not take as an option (``configuration.ENV_NAMES_IGNORED``) or reads itself.
 _PIP_LEFT = frozenset({"VERSION", "HELP", "CONFIG_FILE"})
 _PIP_FALSE = frozenset({"0", "false", "no", "off"})
@@ -84,34 +106,38 @@ def from_environment(argv: Argv) -> FromEnvironment:
     """What the option variables of the program ``argv`` runs, in the environment it runs with,
     make of it."""
     program = (argv[0] or "").rsplit("/", 1)[-1] if argv else ""
-    if program == "tox":
-        return _tox()
+    if program in _PREFIX:
+        return _as_words(program)
     if _PIP.fullmatch(program):
         return _pip(argv)
     return _NOTHING
 
 
-def _tox() -> FromEnvironment:
+def _as_words(program: str) -> FromEnvironment:
+    """tox's and just's variables: those of ``_JUDGED`` as option words, the inert and the ones
+    left to other readers skipped, the rest not understood."""
+    judged, inert, left = _JUDGED[program], _INERT[program], _LEFT[program]
     words: dict[str, str] = {}
     unknown: list[str] = []
     for name in line_environment.names():
-        key = _tox_key(name)
-        if key is None or key in _TOX_INERT or key in _TOX_LEFT:
+        key = _key(program, name)
+        if key is None or key in inert or key in left:
             continue
-        value = line_environment.get(name)
-        if key not in _TOX_JUDGED:
+        if key not in judged:
             unknown.append(name)
-        elif name.startswith("TOX_") or key not in words:
+        elif name.startswith(_PREFIX[program]) or key not in words:
             # (tox reads TOX_<DEST> before TOX<DEST>)
-            words[key] = f"{_TOX_JUDGED[key]}={value}"
+            words[key] = f"{judged[key]}={line_environment.get(name)}"
     return FromEnvironment(words=tuple(words.values()), unknown=tuple(unknown))
 
 
-def _tox_key(name: str) -> str | None:
-    """The option ``name`` sets for tox (its ``dest`` in capitals), or ``None``: not tox's."""
-    if name.startswith("TOX_"):
-        return name[len("TOX_"):]
-    if name.startswith("TOX") and len(name) > len("TOX"):
+def _key(program: str, name: str) -> str | None:
+    """The option ``name`` sets for ``program`` (after its prefix), or ``None``: not its."""
+    prefix = _PREFIX[program]
+    if name.startswith(prefix):
+        return name[len(prefix):]
+    # (tox also reads TOX<DEST>: TOXENV)
+    if program == "tox" and name.startswith("TOX") and len(name) > len("TOX"):
         return name[len("TOX"):]
     return None
 

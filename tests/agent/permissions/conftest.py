@@ -60,7 +60,7 @@ BUILD_VARIABLES = ("MAKEFILES", "MAKEFLAGS", "GNUMAKEFLAGS", "CMAKE_TOOLCHAIN_FI
 
 #: The prefixes of the variables programs take any option from (``option_variables``): a
 #: developer's PIP_INDEX_URL must not change what a test's engine decides either.
-OPTION_VARIABLE_PREFIXES = ("PIP_", "TOX")
+OPTION_VARIABLE_PREFIXES = ("PIP_", "TOX", "JUST_")
 
 
 @pytest.fixture(autouse=True)

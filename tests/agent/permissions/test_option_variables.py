@@ -2,7 +2,8 @@
 in the environment the commands inherit from Echo Desk, are judged as the options they stand
 for. Echo Desk started with ``TOX_CONFIG_FILE=out/t.ini`` made ``tox -e x`` run out/t.ini's
 commands, with ``TOX_ROOT_DIR=../other`` run them in ../other, and ``PIP_TARGET``/``PIP_LOG``
-made ``pip install`` write outside the workspace (tox 4.67, pip 23.2, bash and dash). Given on
+made ``pip install`` write outside the workspace, ``JUST_WORKING_DIRECTORY=../other`` made ``just
+x`` run ../other's recipe there (tox 4.67, pip 23.2, just 1.59, bash and dash). Given on
 the line they ask as any unread assignment does (the s229 lines of the hostile corpus)."""
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ RULES = """
 [[rule]]
 effect = "allow"
 tool = "shell"
-pattern = "[tox|pip|pip3|python3 -m pip|nice] **"
+pattern = "[tox|pip|pip3|python3 -m pip|nice|just] **"
 """
 WRITES_OUT = '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/out/**"\n'
 #: A developer's everyday pip settings: where packages come from, how long to wait, a CA file.
@@ -117,3 +118,25 @@ def test_an_install_option_is_not_taken_by_a_listing_subcommand(setup: Setup, mo
     monkeypatch.setenv("PIP_TARGET", "../other/t")
     assert _decide(setup, "pip list").effect is Effect.ALLOW
     assert _decide(setup, "pip install foo").effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("variables", [
+    {"JUST_WORKING_DIRECTORY": "../other"}, {"JUST_WORKING_DIRECTORY": "{outside}"},
+    {"JUST_JUSTFILE": "justfile", "JUST_WORKING_DIRECTORY": "../other"},
+    {"JUST_DOTENV_COMMAND": "touch ../x"}, {"JUST_CHOOSER": "out/pick"}, {"JUST_TEMPDIR": "../other"},
+    {"JUST_JUSTFILE_NAME": "x.just"}, {"JUST_SOMETHING_NEW": "1"},
+])
+def test_echo_desk_s_own_just_option_variable_is_judged_as_the_option(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, variables: dict[str, str]) -> None:
+    assert _decide(setup, "just x").effect is Effect.ALLOW
+    for name, value in variables.items():
+        monkeypatch.setenv(name, _outside(setup, value))
+    assert _decide(setup, "just x").effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("name", "value"), [("JUST_WORKING_DIRECTORY", "src"), ("JUST_COLOR", "always"),
+                                           ("JUST_UNSTABLE", "1"), ("JUST_DRY_RUN", "true"), ("JUST_JOBS", "4")])
+def test_a_just_option_variable_naming_nothing_the_agent_may_change_stays_allowed(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
+    monkeypatch.setenv(name, value)
+    assert _decide(setup, "just x").effect is Effect.ALLOW
