@@ -140,3 +140,29 @@ def test_a_just_option_variable_naming_nothing_the_agent_may_change_stays_allowe
         setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     monkeypatch.setenv(name, value)
     assert _decide(setup, "just x").effect is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "tox -x 'testenv:x.commands=touch ../other/P' -e x", "tox --override=testenv.commands=x -e x", "tox --ov a=b",
+    "tox -rx a=b -e x", "tox --installpkg out/x.whl -e x", "tox --i out/x.whl", "tox --discover out/python -e x",
+    "tox --runner out -e x", "tox devenv --devenv ../other/v", "tox -e x $OPTION",
+    "just --dotenv-command 'touch ../other/P' x", "just --shell bash x", "just --shell-arg -c x",
+    "just --chooser out/pick --choose", "just -c 'touch P'", "just --command touch P", "just -E out/env x",
+    "just -qE out/env x", "just --dotenv-filename out.env x", "just --justfile-name out.just x", "just -g x",
+    "just --tempdir ../other x", "just --fmt", "just --init", "just --color always --dotenv-command 'touch P' x",
+    "just --unknown-option --dotenv-command 'touch P' x", "just $RECIPE",
+])
+def test_a_tox_or_just_option_that_runs_or_loads_what_the_rule_does_not_trust_asks(setup: Setup, line: str) -> None:
+    """``tox -x 'testenv:x.commands=touch ../other/P'`` and ``just --dotenv-command 'touch
+    ../other/P' x`` ran their commands (tox 4.67, just 1.59, bash and dash) under a rule naming
+    the program: such options are covered only by a rule naming them."""
+    assert _decide(setup, line).effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "tox", "tox -e py311", "tox -e py -r -q", "tox -ex", "tox run -e py -- -x foo", "tox -p auto", "tox -e lint-fix",
+    "just", "just -l", "just --list", "just test", "just x --shell y", "just test arg --flag", "just -d src x",
+    "just --set version 1.2 release", "just --color never -n build", "just -f src/justfile x",
+])
+def test_everyday_tox_and_just_lines_stay_allowed(setup: Setup, line: str) -> None:
+    assert _decide(setup, line).effect is Effect.ALLOW
