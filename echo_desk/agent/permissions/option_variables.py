@@ -14,8 +14,8 @@ own, with what the line gives on top), is judged as the option it stands for wou
   file and folder it works from, where it writes;
 - pip's are judged by what its option tables say the option does: a plain value (``PIP_INDEX_URL``,
   ``PIP_FIND_LINKS``, ``PIP_DEFAULT_TIMEOUT``) changes nothing the engine judges; a place it
-  writes (``--target``, ``--log``, ``--cache-dir``, ``--user``) is judged by the write rules,
-  as ``TOX_WORK_DIR`` and ``CARGO_TARGET_DIR`` are; a file read as a key (``--cert``) counts as
+  writes (``--target``, ``--log``, ``--user``; ``--cache-dir`` where the line gives it) is judged
+  by the write rules, as ``TOX_WORK_DIR`` and ``CARGO_TARGET_DIR`` are; a file read as a key (``--cert``) counts as
   its settings (a file the agent may write asks);
 - one that matches the scheme but maps to no option the engine knows, or to one that runs a
   program or changes what tox runs (``TOX_OVERRIDE``, ``TOX_INSTALLPKG``, ``PIP_PYTHON``,
@@ -170,6 +170,8 @@ def _pip(argv: Argv) -> FromEnvironment:
             unknown.append(name)
             continue
         entries = value.split()
+        if long == "--cache-dir" and not _given_by_line(name):
+            continue  # (the person's own cache, as the one pip uses by default: see _given_by_line)
         if option.does is Does.WRITES:
             (below if set(option.names) & table.PIP_FOLDERS or long == "--cache-dir" else written).extend(entries)
         elif option.does is Does.CONFIG:
@@ -178,6 +180,15 @@ def _pip(argv: Argv) -> FromEnvironment:
             unknown.append(name)
     return FromEnvironment(written=tuple(written), written_below=tuple(below), files=tuple(files),
                            unknown=tuple(unknown))
+
+
+def _given_by_line(name: str) -> bool:
+    """Whether the line gives ``name`` (``env NAME=value pip``), rather than Echo Desk's own
+    environment, where a person who moved pip's cache (``PIP_CACHE_DIR=/data/pip``) chose it as
+    they would the default ~/.cache/pip, which is not judged either: that must not make every
+    ``pip install`` ask. A folder the line names for it is judged by the write rules."""
+    given = line_environment.given()
+    return given is not None and name in given.values
 
 
 def _pip_option(long: str, own: OptionSet | None) -> Option | None:

@@ -77,7 +77,7 @@ def test_a_tox_option_variable_the_engine_does_not_understand_asks(
 @pytest.mark.parametrize(("name", "value"), [
     ("PIP_TARGET", "../other/t"), ("PIP_TARGET", "{outside}"), ("PIP_PREFIX", "~/p"), ("PIP_ROOT", "/"),
     ("PIP_SRC", "../other/src"), ("PIP_LOG", "../other/pip.log"), ("PIP_LOG_FILE", "~/.bashrc"),
-    ("PIP_CACHE_DIR", "../other/c"), ("PIP_REPORT", "src/r.json"), ("PIP_USER", "1"), ("PIP_USER", "yes"),
+    ("PIP_REPORT", "src/r.json"), ("PIP_USER", "1"), ("PIP_USER", "yes"),
     ("PIP_CERT", "out/ca.pem"), ("PIP_CLIENT_CERT", "out/c.pem"), ("PIP_PYTHON", "/usr/bin/python3"),
     ("PIP_KEYRING_PROVIDER", "subprocess"), ("PIP_SOMETHING_NEW", "x"),
 ])
@@ -89,8 +89,7 @@ def test_echo_desk_s_own_pip_option_variable_is_judged_as_the_option(
     assert _decide(setup, line).effect is not Effect.ALLOW
 
 
-@pytest.mark.parametrize(("name", "value"), [("PIP_TARGET", "out/t"), ("PIP_LOG", "out/pip.log"),
-                                           ("PIP_CACHE_DIR", "out/cache")])
+@pytest.mark.parametrize(("name", "value"), [("PIP_TARGET", "out/t"), ("PIP_LOG", "out/pip.log")])
 def test_pip_writing_where_the_agent_may_write_stays_allowed(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     monkeypatch.setenv(name, value)
@@ -111,6 +110,22 @@ def test_an_everyday_pip_environment_keeps_pip_allowed(setup: Setup, monkeypatch
     for line in ("pip install foo", "pip install -U foo bar", "pip list", "pip freeze", "pip show foo",
                  "python3 -m pip install -U foo", "pip download foo"):
         assert _decide(setup, line).effect is Effect.ALLOW, line
+
+
+@pytest.mark.parametrize("value", ["/data/pip-cache", "../other/c", "out/c"])
+def test_the_person_s_own_pip_cache_keeps_pip_allowed(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    """Echo Desk's own PIP_CACHE_DIR is the person's choice, as the default ~/.cache/pip is."""
+    monkeypatch.setenv("PIP_CACHE_DIR", value)
+    assert _decide(setup, "pip install foo", RULES).effect is Effect.ALLOW
+
+
+def test_a_pip_cache_the_line_names_is_judged_by_the_write_rules(setup: Setup) -> None:
+    named = RULES + '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "env PIP_CACHE_DIR=* pip **"\n'
+    outside = setup.workspace.parent / "other" / "c"
+    assert _decide(setup, f"env PIP_CACHE_DIR={outside} pip install foo", named).effect is not Effect.ALLOW
+    assert _decide(setup, f"env PIP_CACHE_DIR={setup.workspace}/out/c pip install foo",
+                   named + WRITES_OUT).effect is Effect.ALLOW
 
 
 def test_an_install_option_is_not_taken_by_a_listing_subcommand(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
