@@ -20,7 +20,7 @@ CHECKERS = """
 [[rule]]
 effect = "allow"
 tool = "shell"
-pattern = "[mypy|ruff check|git status|npm test|npx tsc|python3 -m pytest|pnpm test|yarn test|less|pytest|make test|cd|python -m mypy|python -m pytest|python3 -m pytest|py.test|python -W ignore -m mypy] **"
+pattern = "[mypy|ruff check|git status|npm test|npx tsc|python3 -m pytest|pnpm test|yarn test|less|pytest|make test|cd|python -m mypy|python -m pytest|python3 -m pytest|py.test|python -W ignore -m mypy|man] **"
 """
 
 
@@ -210,7 +210,7 @@ def test_where_python_m_finds_its_module() -> None:
 
 
 @pytest.mark.parametrize("line", ["git status", "mypy src", "python -m mypy src", "ruff check src", "npm test",
-                                  "less src/x.py"])
+                                  "less src/x.py", "man ls", "man -l src/x.py"])
 def test_the_users_own_settings_count_when_the_agent_may_write_the_home_folder(setup: Setup, line: str) -> None:
     """git, mypy, ruff, npm and less read the user's settings in the home folder wherever they run
     (``~/.gitconfig``'s ``diff.external`` runs a program): with ``~/**`` writable they ask."""
@@ -222,6 +222,8 @@ def test_the_users_own_settings_count_when_the_agent_may_write_the_home_folder(s
     ("git status", "~/.config/git/**"), ("ruff check src", "~/.config/ruff/**"), ("mypy src", "~/.config/mypy/**"),
     ("git status", "~/.gitconfig"), ("mypy src", "~/.mypy.ini"), ("npm test", "~/.npmrc"), ("npx tsc", "~/.npmrc"),
     ("less src/x.py", "~/.lesskey"), ("less src/x.py", "~/.config/lesskey"),
+    # (man-db's ~/.manpath: its DEFINE lines name the programs man formats a page with, s236)
+    ("man ls", "~/.manpath"), ("man -l src/x.py", "~/.manpath"),
 ])
 def test_each_user_settings_file_counts(setup: Setup, line: str, writable: str) -> None:
     assert _verdict(setup, line, writable) is not Effect.ALLOW
