@@ -500,3 +500,22 @@ def test_a_project_or_package_named_below_the_home_folder_counts(setup: Setup, l
     assert verdict("~/scratch/**") is not Effect.ALLOW
     if "~other" not in line:
         assert verdict("~/elsewhere/**") is Effect.ALLOW
+
+
+# -- s236: man's pages beside the folders of PATH and in those of MANPATH --------------------------
+@pytest.mark.parametrize("line", ["man zzz", "man ls", "man -k x"])
+def test_a_manual_page_folder_the_agent_may_write_asks(setup: Setup, monkeypatch: pytest.MonkeyPatch,
+                                                       line: str) -> None:
+    """man-db looks for pages beside each folder of ``PATH`` before the system's
+    (``~/.local/bin`` gives ``~/.local/share/man``): a page there takes in any file (``.so
+    ~/.ssh/id_rsa`` was printed by ``man zzz``, man-db 2.11, under bash and dash). The
+    scratch world of the hostile corpus has no such folder the agent may write, so the case is
+    proven here against the engine."""
+    monkeypatch.setenv("PATH", f"/usr/bin:{setup.home}/.local/bin:/bin")
+    monkeypatch.delenv("MANPATH", raising=False)
+    assert _verdict(setup, line, "~/.local/share/**") is not Effect.ALLOW
+    assert _verdict(setup, line, "~/.local/share/*.txt") is Effect.ALLOW  # (no page folder)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert _verdict(setup, line, "~/.local/share/**") is Effect.ALLOW
+    monkeypatch.setenv("MANPATH", f"{setup.home}/.local/share/man:")
+    assert _verdict(setup, line, "~/.local/share/**") is not Effect.ALLOW
