@@ -101,7 +101,7 @@ async def test_a_call_the_client_cancels_is_withdrawn_and_audited_as_cancelled(
         await app.person.withdrawn_count(1)
         # The connection goes on: the next call works.
         assert not (await client.call_tool(AUTO, {"timezone": "UTC"})).is_error
-    row = await app.withdrawn_record(ASKS)
+    row = app.audit(tool=ASKS)[0]
     assert (row["error_kind"], row["ok"], row["client"]) == ("cancelled", False, "cursor")
     # The person was asked: the record says so rather than "stopped before approval".
     assert row["decision"] == "withdrawn"
