@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt
 
@@ -262,11 +264,23 @@ def test_a_write_the_system_refuses_is_said_in_the_persons_language(qtbot, home:
     assert "No space left on device" in page.details.toolTip()  # the system's words, for a report
 
 
-def test_a_home_with_no_app_says_so_instead_of_a_blank_page(qtbot, qloop, home: Path) -> None:
+def test_a_home_with_no_app_says_so_instead_of_a_blank_page(qtbot, qloop, home: Path, monkeypatch) -> None:
+    from echo_desk.mcp import connected
     from echo_desk.ui.core import i18n_qt
 
+    # The look runs off the UI thread and, in an empty home, may end before the page is made
+    # (its answer then comes at once): it is held here, so that "before it finished" is sure.
+    finish = threading.Event()
+    real_detect = connected.detect
+
+    def held_detect(**where: Any) -> Any:
+        finish.wait(10)
+        return real_detect(**where)
+
+    monkeypatch.setattr(connected, "detect", held_detect)
     page = _page(qtbot, home)
-    assert page.details.toPlainText() == ""  # nothing said before the look has finished
+    assert page.details.toPlainText() == "" and not page.looked  # nothing said before the look has finished
+    finish.set()
     qloop.run_until_complete(until(lambda: page.looked))
     assert page.reports == [] and page.apps.topLevelItemCount() == 0
     assert page.details.toPlainText().startswith("No other app that uses MCP servers was found")

@@ -328,6 +328,42 @@ def test_activity_shows_a_session_handed_back_on_quit_in_both_languages(page, bu
         apply_language("en")
 
 
+def test_activity_shows_a_session_closed_on_quit_and_why_in_both_languages(page, builtin_runtime):
+    # Before, a hand-back that failed was only a line in the app's log: nothing here said that
+    # Cursor's session had ended with the app, or why.
+    import re
+    import time
+
+    from echo_desk.store.audit import session_not_handed_back
+    from echo_desk.ui.core.i18n_qt import apply_language
+
+    builtin_runtime.audit.append(session_not_handed_back("cursor", time.time(), "too_slow", "it took more than 5 s"))
+    activity = page.activity
+    assert activity is not None
+    activity.reload()
+    [row] = _rows(activity.calls)
+    assert row[1:] == ["", "session closed on quit", "", "Cursor (through MCP)"]
+    activity.calls.setCurrentItem(activity.calls.topLevelItem(0))
+    detail = activity.detail.text()
+    assert detail.startswith("Echo Desk quit and could not hand Cursor's session back"), detail
+    assert "took too long" in detail and "must start it again" in detail
+    activity.decision.setCurrentIndex(activity.decision.findData("session_not_handed_back"))
+    assert activity.calls.topLevelItemCount() == 1
+    activity.decision.setCurrentIndex(activity.decision.findData("session_handed_back"))
+    assert activity.calls.topLevelItemCount() == 0
+    activity.decision.setCurrentIndex(0)
+    try:
+        apply_language("zh_CN")
+        [row] = _rows(activity.calls)
+        assert row[2] == "退出时已关闭会话"
+        activity.calls.setCurrentItem(activity.calls.topLevelItem(0))
+        detail = activity.detail.text()
+        assert "Cursor" in detail and "太久" in detail, detail
+        assert not re.search(r"[A-Za-z]{3,}", re.sub(r"Echo Desk|echo-desk|Cursor", "", detail)), detail
+    finally:
+        apply_language("en")
+
+
 def test_a_rule_for_some_callers_says_whom_it_is_for(qtbot, builtin_runtime, config_dir: Path, workspace: Path) -> None:
     # A rule with client = … looked like one for every caller in the list and in "decided by".
     from echo_desk.ui.core.rules_text import rule_phrase
