@@ -1,6 +1,7 @@
 """Options a program takes from its environment by a naming scheme, not from a fixed list: tox
 reads every option ``--x`` from ``TOX_<DEST>`` (or ``TOX<DEST>``: ``TOXENV``), pip every long
-option ``--x-y`` from ``PIP_X_Y``, just most of its options from ``JUST_<OPTION>``. Echo Desk
+option ``--x-y`` from ``PIP_X_Y``, just most of its options from ``JUST_<OPTION>``, cargo every
+setting of its config files from ``CARGO_<SECTION>_<KEY>`` (``cargo_variables``). Echo Desk
 started with ``TOX_CONFIG_FILE=out/t.ini`` made ``tox -e x`` run the commands of out/t.ini, with
 ``TOX_ROOT_DIR=../other`` run them in ../other, ``PIP_TARGET``/``PIP_LOG`` made ``pip install``
 write where they say, ``JUST_WORKING_DIRECTORY=../other`` made ``just x`` run the recipe of
@@ -17,6 +18,9 @@ own, with what the line gives on top), is judged as the option it stands for wou
   writes (``--target``, ``--log``, ``--user``; ``--cache-dir`` where the line gives it) is judged
   by the write rules, as ``TOX_WORK_DIR`` and ``CARGO_TARGET_DIR`` are; a file read as a key (``--cert``) counts as
   its settings (a file the agent may write asks);
+- cargo's home counts by its config files (its settings), a compiler or wrapper Echo Desk's
+  own environment names by a path as a file of code; where the line gives them, its home and
+  install root are judged by the write rules and a compiler it names asks;
 - one that matches the scheme but maps to no option the engine knows, or to one that runs a
   program or changes what tox runs (``TOX_OVERRIDE``, ``TOX_INSTALLPKG``, ``PIP_PYTHON``,
   ``JUST_DOTENV_COMMAND``), is not understood: the command asks.
@@ -31,7 +35,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from echo_desk.agent.permissions import line_environment
+from echo_desk.agent.permissions import cargo_variables, line_environment
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.options import Does, Option, OptionSet, Takes, read_options
 from echo_desk.agent.permissions.reading import Argv
@@ -110,7 +114,35 @@ def from_environment(argv: Argv) -> FromEnvironment:
         return _as_words(program)
     if _PIP.fullmatch(program):
         return _pip(argv)
+    if program == "cargo":
+        return _cargo()
     return _NOTHING
+
+
+def _cargo() -> FromEnvironment:
+    """cargo's variables (``cargo_variables``): its home's config files count as its settings
+    and, where the line names the home, a folder it writes below; a program Echo Desk's own
+    environment names by a path counts as a file of code (a bare name is found on the PATH, as
+    cargo itself is); one the line names, and any variable not understood, asks."""
+    below: list[str] = []
+    files: list[str] = []
+    unknown: list[str] = []
+    for name in line_environment.names():
+        kind = cargo_variables.kind(name)
+        if kind in (cargo_variables.Kind.NOT_CARGO, cargo_variables.Kind.INERT):
+            continue
+        value = line_environment.get(name)
+        by_line = _given_by_line(name)
+        if kind is cargo_variables.Kind.HOME:
+            if name == "CARGO_HOME":
+                files += [f"{value}/config.toml", f"{value}/config"]
+            if by_line:
+                below.append(value)
+        elif kind is cargo_variables.Kind.PROGRAM and not by_line:
+            files += [value] if "/" in value else []
+        else:
+            unknown.append(name)
+    return FromEnvironment(written_below=tuple(below), files=tuple(files), unknown=tuple(unknown))
 
 
 def _as_words(program: str) -> FromEnvironment:
@@ -184,9 +216,10 @@ def _pip(argv: Argv) -> FromEnvironment:
 
 def _given_by_line(name: str) -> bool:
     """Whether the line gives ``name`` (``env NAME=value pip``), rather than Echo Desk's own
-    environment, where a person who moved pip's cache (``PIP_CACHE_DIR=/data/pip``) chose it as
-    they would the default ~/.cache/pip, which is not judged either: that must not make every
-    ``pip install`` ask. A folder the line names for it is judged by the write rules."""
+    environment, where a person who moved pip's cache (``PIP_CACHE_DIR=/data/pip``) or cargo's
+    home (``CARGO_HOME=/data/cargo``) chose it as they would the default ~/.cache/pip or
+    ~/.cargo, which is not judged either: that must not make every ``pip install`` or ``cargo
+    build`` ask. A folder the line names for it is judged by the write rules."""
     given = line_environment.given()
     return given is not None and name in given.values
 

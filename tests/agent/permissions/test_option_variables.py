@@ -19,7 +19,7 @@ RULES = """
 [[rule]]
 effect = "allow"
 tool = "shell"
-pattern = "[tox|pip|pip3|python3 -m pip|nice|just] **"
+pattern = "[tox|pip|pip3|python3 -m pip|nice|just|cargo] **"
 """
 WRITES_OUT = '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/out/**"\n'
 #: A developer's everyday pip settings: where packages come from, how long to wait, a CA file.
@@ -181,3 +181,67 @@ def test_a_tox_or_just_option_that_runs_or_loads_what_the_rule_does_not_trust_as
 ])
 def test_everyday_tox_and_just_lines_stay_allowed(setup: Setup, line: str) -> None:
     assert _decide(setup, line).effect is Effect.ALLOW
+
+
+# -- cargo (s237) -------------------------------------------------------------------------------
+CARGO_LINES = ("cargo build", "cargo run", "nice cargo test")
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("CARGO_BUILD_RUSTC_WRAPPER", "out/w"), ("RUSTC_WRAPPER", "out/w"), ("RUSTC_WORKSPACE_WRAPPER", "./out/w"),
+    ("CARGO_BUILD_RUSTC", "out/rustc"), ("RUSTC", "out/bin/rustc"), ("RUSTDOC", "out/rustdoc"),
+    ("CARGO_HOME", "out/ch"), ("CARGO_HOME", "out"),
+    ("CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER", "/usr/bin/env"),
+    ("CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER", "cc"), ("CARGO_ALIAS_B", "run"),
+    ("CARGO_ALIAS_BUILD", "run --config build.rustc-wrapper=out/w"), ("RUSTFLAGS", "-C linker=out/w"),
+    ("CARGO_ENCODED_RUSTFLAGS", "-Clinker=out/w"), ("CARGO_BUILD_RUSTFLAGS", "-C linker=out/w"),
+    ("CARGO_REGISTRIES_X_CREDENTIAL_PROVIDER", "out/p"), ("CARGO_PROFILE_DEV_RUSTFLAGS", "-C linker=out/w"),
+    ("CARGO_UNSTABLE_SOMETHING", "true"), ("CARGO_SOMETHING_NEW", "1"),
+])
+@pytest.mark.parametrize("line", CARGO_LINES)
+def test_echo_desk_s_own_cargo_variable_is_judged_as_the_setting(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str, line: str) -> None:
+    """Echo Desk started with ``CARGO_HOME=out/ch`` made ``cargo build`` run the rustc-wrapper
+    out/ch/config.toml names; ``RUSTC_WRAPPER=out/w`` and the rest ran out/w (cargo 1.95, bash
+    and dash): a program or settings file the agent may write, or a setting not understood, asks."""
+    assert _decide(setup, line).effect is Effect.ALLOW
+    monkeypatch.setenv(name, value)
+    assert _decide(setup, line).effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("CARGO_HOME", "~/.cargo"), ("CARGO_HOME", "/opt/cargo"), ("RUSTC_WRAPPER", "sccache"),
+    ("RUSTC_WRAPPER", "/usr/bin/sccache"), ("CARGO_INSTALL_ROOT", "/opt/cargo"), ("CARGO_TERM_COLOR", "always"),
+    ("CARGO_INCREMENTAL", "0"), ("CARGO_NET_RETRY", "5"), ("CARGO_REGISTRIES_CRATES_IO_PROTOCOL", "sparse"),
+    ("CARGO_PROFILE_DEV_DEBUG", "0"), ("CARGO_PROFILE_RELEASE_LTO", "true"), ("CARGO_BUILD_JOBS", "2"),
+    ("CARGO_TARGET_DIR", "out/t"), ("CARGO_PKG_NAME", "x"),
+])
+def test_a_cargo_variable_naming_nothing_the_agent_may_change_stays_allowed(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
+    monkeypatch.setenv(name, value.replace("~", str(setup.home)) if value.startswith("~") else value)
+    for line in CARGO_LINES:
+        assert _decide(setup, line).effect is Effect.ALLOW, line
+
+
+#: A rule naming the assignments of cargo's variables.
+CARGO_NAMED = "".join(f'\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "env {name}=* cargo **"\n' for name in (
+    "CARGO_BUILD_RUSTC_WRAPPER", "RUSTC_WRAPPER", "CARGO_BUILD_RUSTC", "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER",
+    "CARGO_ALIAS_B", "RUSTFLAGS", "CARGO_HOME", "CARGO_INSTALL_ROOT"))
+
+
+@pytest.mark.parametrize("line", [
+    "env CARGO_BUILD_RUSTC_WRAPPER=@WS@/out/w cargo build", "env RUSTC_WRAPPER=@WS@/out/w cargo build",
+    "env RUSTC_WRAPPER=sccache cargo build", "env CARGO_BUILD_RUSTC=@WS@/out/w cargo build",
+    "env CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER=@WS@/out/w cargo run", "env CARGO_ALIAS_B=run cargo b",
+    "env RUSTFLAGS='-C linker=@WS@/out/w' cargo build", "env CARGO_HOME=@WS@/out/ch cargo build",
+    "env CARGO_HOME=@OTHER@/ch cargo build", "env CARGO_HOME=@HOME@/.cargo cargo build",
+    "env CARGO_INSTALL_ROOT=@OTHER@ cargo install --path .",
+])
+def test_a_cargo_variable_the_line_gives_is_judged_under_a_rule_naming_the_assignment(setup: Setup, line: str) -> None:
+    """Each of these ran out/w, read out/ch/config.toml (whose rustc-wrapper ran) or wrote into
+    ../other/ch (``.package-cache``, even ``--offline``) under ``bash --noprofile --norc -c`` and
+    ``dash -c`` (cargo 1.95, s237): a rule naming the assignment trusts the variable, not every
+    program or folder its value may name."""
+    line = (line.replace("@WS@", str(setup.workspace)).replace("@HOME@", str(setup.home))
+            .replace("@OTHER@", str(setup.workspace.parent / "other")))
+    assert _decide(setup, line, RULES + WRITES_OUT + CARGO_NAMED).effect is not Effect.ALLOW
