@@ -1,6 +1,7 @@
 """Options a program takes from its environment by a naming scheme, not from a fixed list: tox
 reads every option ``--x`` from ``TOX_<DEST>`` (or ``TOX<DEST>``: ``TOXENV``), pip every long
-option ``--x-y`` from ``PIP_X_Y``, just most of its options from ``JUST_<OPTION>``, cargo every
+option ``--x-y`` from ``PIP_X_Y``, just and uv most of theirs from ``JUST_<OPTION>`` and
+``UV_<OPTION>``, cargo every
 setting of its config files from ``CARGO_<SECTION>_<KEY>`` (``cargo_variables``). Echo Desk
 started with ``TOX_CONFIG_FILE=out/t.ini`` made ``tox -e x`` run the commands of out/t.ini, with
 ``TOX_ROOT_DIR=../other`` run them in ../other, ``PIP_TARGET``/``PIP_LOG`` made ``pip install``
@@ -10,7 +11,7 @@ write where they say, ``JUST_WORKING_DIRECTORY=../other`` made ``just x`` run th
 Such a variable, in the environment the command runs with (``line_environment``: Echo Desk's
 own, with what the line gives on top), is judged as the option it stands for would be:
 
-- tox's and just's are given to the command as its own option words (``--conf=out/t.ini``,
+- tox's, just's and uv's are given to the command as its own option words (``--conf=out/t.ini``,
   ``--working-directory=../other``), so the engine judges them where it judges the line's: the
   file and folder it works from, where it writes;
 - pip's are judged by what its option tables say the option does: a plain value (``PIP_INDEX_URL``,
@@ -95,10 +96,37 @@ _JUST_INERT = frozenset({
 # (Not understood, so asking: JUST_DOTENV_COMMAND runs a command before any recipe, proven;
 # JUST_CHOOSER and JUST_CYGPATH name programs, JUST_JUSTFILE_NAME the file it takes as its
 # justfile, JUST_TEMPDIR where it writes.)
-_PREFIX = {"tox": "TOX_", "just": "JUST_"}
-_JUDGED = {"tox": _TOX_JUDGED, "just": _JUST_JUDGED}
-_INERT = {"tox": _TOX_INERT, "just": _JUST_INERT}
-_LEFT = {"tox": _TOX_LEFT, "just": frozenset({"JUSTFILE"})}
+
+#: uv 0.13's variables (its clap options' ``env``): ``UV_PROJECT`` is ``--project``, the project
+#: it works on, ``UV_WORKING_DIR`` (also read as ``UV_WORKING_DIRECTORY``) ``--directory``, the
+#: folder it changes into (``UV_WORKING_DIRECTORY=../other uv run x.py`` ran ../other/x.py and
+#: wrote ../other/uv.lock: proven, uv 0.13.9, bash and dash).
+_UV_JUDGED = {"PROJECT": "--project", "WORKING_DIR": "--directory", "WORKING_DIRECTORY": "--directory"}
+#: Its options that only choose where packages come from, how strictly the lock is kept, how it
+#: links, caches or reports.
+_UV_INERT = frozenset({
+    "COMPILE_BYTECODE", "DEFAULT_INDEX", "INDEX", "INDEX_URL", "EXTRA_INDEX_URL", "INDEX_STRATEGY", "FORK_STRATEGY",
+    "FROZEN", "LOCKED", "LINK_MODE", "MANAGED_PYTHON", "NO_MANAGED_PYTHON", "NO_BINARY", "NO_BUILD", "NO_CACHE",
+    "NO_CONFIG", "ISOLATED", "NO_DEFAULT_GROUPS", "DEV", "NO_DEV", "NO_EDITABLE", "NO_ENV_FILE", "NO_INSTALL_LOCAL",
+    "NO_INSTALL_PROJECT", "NO_PROGRESS", "NO_SOURCES", "NO_SYNC", "OFFLINE", "PRERELEASE", "RESOLUTION",
+    "REQUIRE_HASHES", "NO_VERIFY_HASHES", "HTTP_TIMEOUT", "CONCURRENT_DOWNLOADS", "CONCURRENT_BUILDS",
+    "CONCURRENT_INSTALLS", "NATIVE_TLS", "PYTHON_DOWNLOADS", "PYTHON_PREFERENCE", "VENV_SEED", "VENV_RELOCATABLE",
+    "TORCH_BACKEND", "INSECURE_HOST", "NO_BUILD_ISOLATION",
+})
+# (Not understood, so asking: UV_ENV_FILE loads variables into what `uv run` runs (PYTHONPATH=out
+# ran out/sitecustomize.py), UV_CONFIG_FILE names its settings, UV_PROJECT_ENVIRONMENT is where
+# `uv sync` builds the environment (../other/venv, proven), UV_PYTHON and UV_KEYRING_PROVIDER
+# name programs, UV_SYSTEM_PYTHON and UV_PYTHON_INSTALL_DIR where it installs, UV_FIND_LINKS a
+# folder of packages it installs.)
+#: What ``uv run`` sets for what it runs (Echo Desk started with ``uv run``), and its cache: one
+#: in Echo Desk's own environment is the person's, as ~/.cache/uv is (one the line gives asks).
+_UV_LEFT = frozenset({"RUN_RECURSION_DEPTH"})
+_PERSONAL = {"uv": frozenset({"CACHE_DIR"})}
+
+_PREFIX = {"tox": "TOX_", "just": "JUST_", "uv": "UV_"}
+_JUDGED = {"tox": _TOX_JUDGED, "just": _JUST_JUDGED, "uv": _UV_JUDGED}
+_INERT = {"tox": _TOX_INERT, "just": _JUST_INERT, "uv": _UV_INERT}
+_LEFT = {"tox": _TOX_LEFT, "just": frozenset({"JUSTFILE"}), "uv": _UV_LEFT}
 
 #: What pip does not take as an option (``configuration.ENV_NAMES_IGNORED``) or reads itself.
 _PIP_LEFT = frozenset({"VERSION", "HELP", "CONFIG_FILE"})
@@ -110,6 +138,7 @@ def from_environment(argv: Argv) -> FromEnvironment:
     """What the option variables of the program ``argv`` runs, in the environment it runs with,
     make of it."""
     program = (argv[0] or "").rsplit("/", 1)[-1] if argv else ""
+    program = "uv" if program == "uvx" else program  # (uv tool run: the same variables)
     if program in _PREFIX:
         return _as_words(program)
     if _PIP.fullmatch(program):
@@ -146,7 +175,7 @@ def _cargo() -> FromEnvironment:
 
 
 def _as_words(program: str) -> FromEnvironment:
-    """tox's and just's variables: those of ``_JUDGED`` as option words, the inert and the ones
+    """tox's, just's and uv's variables: those of ``_JUDGED`` as option words, the inert and the ones
     left to other readers skipped, the rest not understood."""
     judged, inert, left = _JUDGED[program], _INERT[program], _LEFT[program]
     words: dict[str, str] = {}
@@ -154,6 +183,8 @@ def _as_words(program: str) -> FromEnvironment:
     for name in line_environment.names():
         key = _key(program, name)
         if key is None or key in inert or key in left:
+            continue
+        if key in _PERSONAL.get(program, ()) and not _given_by_line(name):
             continue
         if key not in judged:
             unknown.append(name)

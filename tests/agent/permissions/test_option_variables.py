@@ -19,7 +19,7 @@ RULES = """
 [[rule]]
 effect = "allow"
 tool = "shell"
-pattern = "[tox|pip|pip3|python3 -m pip|nice|just|cargo] **"
+pattern = "[tox|pip|pip3|python3 -m pip|nice|just|cargo|uv|uvx] **"
 """
 WRITES_OUT = '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/out/**"\n'
 #: A developer's everyday pip settings: where packages come from, how long to wait, a CA file.
@@ -245,3 +245,53 @@ def test_a_cargo_variable_the_line_gives_is_judged_under_a_rule_naming_the_assig
     line = (line.replace("@WS@", str(setup.workspace)).replace("@HOME@", str(setup.home))
             .replace("@OTHER@", str(setup.workspace.parent / "other")))
     assert _decide(setup, line, RULES + WRITES_OUT + CARGO_NAMED).effect is not Effect.ALLOW
+
+
+# -- uv (s237) ----------------------------------------------------------------------------------
+UV_LINES = ("uv sync", "uv lock", "nice uv sync", "uv --offline sync --frozen")
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("UV_PROJECT", "../other"), ("UV_PROJECT", "{outside}"), ("UV_WORKING_DIR", "../other"),
+    ("UV_WORKING_DIRECTORY", "{outside}"), ("UV_ENV_FILE", "out/e.env"), ("UV_CONFIG_FILE", "out/uv.toml"),
+    ("UV_PROJECT_ENVIRONMENT", "../other/venv"), ("UV_PYTHON", "out/python"), ("UV_SYSTEM_PYTHON", "1"),
+    ("UV_PYTHON_INSTALL_DIR", "../other/py"), ("UV_FIND_LINKS", "out/wheels"), ("UV_KEYRING_PROVIDER", "subprocess"),
+    ("UV_SOMETHING_NEW", "1"),
+])
+@pytest.mark.parametrize("line", UV_LINES)
+def test_echo_desk_s_own_uv_variable_is_judged_as_the_option(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str, line: str) -> None:
+    """Echo Desk started with ``UV_ENV_FILE=out/e.env`` (``PYTHONPATH=out``) made ``uv run python``
+    run out/sitecustomize.py, with ``UV_PROJECT_ENVIRONMENT=../other/venv`` ``uv sync`` built it
+    there, with ``UV_WORKING_DIRECTORY=../other`` ``uv run x.py`` ran ../other/x.py (uv 0.13.9,
+    bash and dash)."""
+    assert _decide(setup, line).effect is Effect.ALLOW
+    monkeypatch.setenv(name, _outside(setup, value))
+    assert _decide(setup, line).effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("name", "value"), [("UV_ENV_FILE", "out/e.env"), ("UV_PYTHON", "out/python"),
+                                           ("UV_SOMETHING_NEW", "1")])
+def test_uvx_takes_uv_s_variables(setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
+    assert _decide(setup, "uvx ruff check").effect is Effect.ALLOW
+    monkeypatch.setenv(name, value)
+    assert _decide(setup, "uvx ruff check").effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("UV_CACHE_DIR", "/data/uv"), ("UV_CACHE_DIR", "../other/c"), ("UV_INDEX_URL", "https://pypi.example/simple"),
+    ("UV_EXTRA_INDEX_URL", "https://a/"), ("UV_NO_PROGRESS", "1"), ("UV_LINK_MODE", "copy"), ("UV_FROZEN", "1"),
+    ("UV_PYTHON_PREFERENCE", "only-system"), ("UV_RUN_RECURSION_DEPTH", "1"), ("UV_PROJECT", "src"),
+    ("UV_WORKING_DIR", "."),
+])
+def test_a_uv_variable_naming_nothing_the_agent_may_change_stays_allowed(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
+    monkeypatch.setenv(name, value)
+    for line in (*UV_LINES, "uvx ruff check"):
+        assert _decide(setup, line).effect is Effect.ALLOW, line
+
+
+def test_a_uv_cache_the_line_names_asks(setup: Setup) -> None:
+    """Echo Desk's own UV_CACHE_DIR is the person's cache; one the line gives is not judged yet."""
+    named = RULES + '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "env UV_CACHE_DIR=* uv **"\n'
+    assert _decide(setup, f"env UV_CACHE_DIR={setup.workspace.parent}/other/c uv sync", named).effect is not Effect.ALLOW
