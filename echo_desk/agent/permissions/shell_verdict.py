@@ -97,7 +97,14 @@ _MAX_WALK = 20_000
 
 def shell_verdict(subject: Subject, rules: Rules, where: floor.Where, *, suggest: bool = True,
                   grammar: Grammar | None = None) -> Verdict:
-    """The rules' verdict for running ``subject.command`` with the shell of this machine."""
+    """The rules' verdict for running ``subject.command`` with the shell of this machine, in
+    the environment ``run_command`` gives it (``line_environment``)."""
+    with line_environment.inheriting():
+        return _shell_verdict(subject, rules, where, suggest=suggest, grammar=grammar)
+
+
+def _shell_verdict(subject: Subject, rules: Rules, where: floor.Where, *, suggest: bool,
+                   grammar: Grammar | None) -> Verdict:
     analysis = analyse(subject.command, grammar=grammar or command_shell().grammar)
     judge = _Judge(rules, where, analysis)
     parts: list[Part] = []

@@ -15,6 +15,7 @@ from tests.agent.permissions.git_setup import git_in
 
 from .conftest import Setup
 from .engine_verdicts import effect_under, writes_allowed
+from .passed_env import pass_on
 
 CHECKERS = """
 [[rule]]
@@ -183,9 +184,9 @@ def test_pytest_addopts_in_the_environment_may_name_any_doctest_file(setup: Setu
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """``PYTEST_ADDOPTS`` in the environment Echo Desk's commands inherit: pytest adds its options
     to the line's (``--doctest-glob=*.md`` runs tests/x.md): any file under what it collects."""
-    monkeypatch.setenv("PYTEST_ADDOPTS", "--doctest-glob=*.md")
+    pass_on(monkeypatch, "PYTEST_ADDOPTS", "--doctest-glob=*.md")
     assert _verdict(setup, "pytest tests", "@workspace/**/*.md") is not Effect.ALLOW
-    monkeypatch.setenv("PYTEST_ADDOPTS", " ")
+    pass_on(monkeypatch, "PYTEST_ADDOPTS", " ")
     assert _verdict(setup, "pytest tests", "@workspace/**/*.md") is Effect.ALLOW
 
 
@@ -229,9 +230,9 @@ def test_each_user_settings_file_counts(setup: Setup, line: str, writable: str) 
 
 def test_the_settings_folder_named_by_xdg_config_home_counts(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
     elsewhere = setup.workspace / "out" / "config"
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(elsewhere))
+    pass_on(monkeypatch, "XDG_CONFIG_HOME", str(elsewhere))
     assert _verdict(setup, "ruff check src", "@workspace/out/config/**") is not Effect.ALLOW
-    monkeypatch.setenv("XDG_CONFIG_HOME", "relative/config")  # not absolute: programs ignore it
+    pass_on(monkeypatch, "XDG_CONFIG_HOME", "relative/config")  # not absolute: programs ignore it
     assert _verdict(setup, "ruff check src", "@workspace/out/config/**") is Effect.ALLOW
 
 
