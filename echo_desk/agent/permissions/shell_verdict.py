@@ -374,7 +374,7 @@ class _Judge:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=reading.never.value), reading.never)
         if command.directory_change is not None and self.cd_outside:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.CD_OUTSIDE.value), Opaque.CD_OUTSIDE)
-        if self._moves_outside(tuple(w.value for w in command.argv)):
+        if self._moves_outside(tuple(w.value for w in command.argv)) or self._given_moves_outside(command.argv):
             return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.CD_OUTSIDE.value), Opaque.CD_OUTSIDE)
         if command.program is None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.EXPANSION_IN_COMMAND.value),
@@ -501,6 +501,20 @@ class _Judge:
         else:
             reached = settings_files.option_folders(program, values[1:], self.cwds, self.where.home)
         return reached is None or any(not floor.inside(f, self.where.workspaces) for f in reached)
+
+    def _given_moves_outside(self, argv: tuple[Word, ...]) -> bool:
+        """Whether a command a wrapper runs with the variables it gives moves into a folder
+        outside the workspaces (``env GIT_DIR=../other git log``), as ``_moves_outside`` judges
+        a command itself: the line asks either way, and the person is told why."""
+        for inner in programs.read(tuple(w.value for w in argv)).inners:
+            if inner.line is not None or inner.folders:
+                continue
+            words = _inner_words(argv, inner)
+            given = bool(inner.environment) or inner.cleared
+            with line_environment.giving(inner.environment, inner.cleared):
+                if (given and self._moves_outside(tuple(w.value for w in words))) or self._given_moves_outside(words):
+                    return True
+        return False
 
     def _wrapped_elsewhere(self, inner: programs.Inner) -> bool:
         """Whether the folders a wrapper changes into before it runs ``inner`` (``env -C
@@ -1429,7 +1443,7 @@ def _loose_variables(values: tuple[str | None, ...], read: set[str], has_setting
     code where the engine does not look (see ``line_environment``): for a program judged by its
     settings files (``has_settings``, or one with a settings command), a variable other than the
     inert ones that the readers did not look up (``RUBYOPT=-rout/x gem list``), or whose value
-    is not absolute paths (``HGRCPATH=out/h``: the readers take a path from Echo Desk's own
+    is not absolute paths (``HGRCPATH=out/h``: the readers take a path from the inherited
     environment only when it is absolute). Such a variable counts as naming any file."""
     given = line_environment.given()
     if given is None or not values:

@@ -222,3 +222,38 @@ def test_a_variable_of_echo_desk_s_own_that_commands_never_get_is_not_judged(
     monkeypatch.setenv(name, value)
     assert _decide(setup, line, rules).effect is Effect.ALLOW
     assert _decide(setup, f"env {name}={value} {line}", rules).effect is not Effect.ALLOW  # (given: judged)
+
+
+@pytest.mark.parametrize("line", [
+    "env GIT_DIR=../other/.git git log", "env GIT_WORK_TREE={outside} git checkout -- README.md",
+    "env GIT_COMMON_DIR=../other/.git git status", "nice env GIT_DIR=../other/.git git log",
+    "env GIT_WORK_TREE=src env GIT_DIR=../other/.git git log",
+])
+def test_a_variable_the_line_gives_into_a_folder_outside_says_so(setup: Setup, line: str) -> None:
+    """s230: the ask's reason is what the engine found, a move outside the workspace, as for
+    the same variable a command inherits, not the 'dangerous option' of a rule that matched."""
+    decision = _decide(setup, line)
+    assert decision.effect is None
+    assert decision.parts[0].opaque is Opaque.CD_OUTSIDE
+
+
+def test_a_variable_the_line_gives_into_the_workspace_is_not_a_move_outside(setup: Setup) -> None:
+    assert _decide(setup, "env GIT_WORK_TREE=src git status").effect is Effect.ALLOW
+
+
+GIT_ADD = ('\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "git add **"\n'
+           '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "env GIT_*=* **"\n' + WRITES_OUT)
+
+
+@pytest.mark.parametrize("line", ["env GIT_INDEX_FILE=out/idx git add -A", "cd src && env GIT_INDEX_FILE=../out/idx git add -A"])
+def test_a_relative_index_the_line_gives_asks_where_the_agent_may_write(setup: Setup, line: str) -> None:
+    """s230: git finds a relative ``GIT_INDEX_FILE`` from the top of the work tree, not from the
+    folder it started in (``cd src && env GIT_INDEX_FILE=../other/idx git add -A`` wrote beside
+    the workspace, git 2.39, bash and dash): judged from the folder, it would be out/idx."""
+    (setup.workspace / "src").mkdir(exist_ok=True)
+    assert _decide(setup, line, GIT_ADD).effect is not Effect.ALLOW
+
+
+def test_an_absolute_index_the_agent_may_write_is_allowed(setup: Setup) -> None:
+    assert _decide(setup, f"env GIT_INDEX_FILE={setup.workspace}/out/idx git add -A", GIT_ADD).effect is Effect.ALLOW
+    assert _decide(setup, f"env GIT_INDEX_FILE={setup.workspace}/idx git add -A", GIT_ADD).effect is not Effect.ALLOW
