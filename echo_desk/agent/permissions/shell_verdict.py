@@ -1310,10 +1310,13 @@ def _inner_words(argv: tuple[Word, ...], inner: programs.Inner) -> tuple[Word, .
 
 def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path], bool, bool]:
     """The folders the line's commands may run in (the first, then each ``cd`` target), whether
-    they are all known, and whether a ``cd`` leaves the workspaces."""
+    they are all known, and whether a ``cd`` leaves the workspaces. A plain ``cd DIR`` of an
+    ``&&`` chain goes from the folder the chain is in before it (``_chain_folders``: ``cd src &&
+    cd ../out`` never goes to the workspace's ``../out``); any other from every folder so far."""
     cwds = [where.cwd]
     known = True
     outside = False
+    chain = _chain_folders(analysis, where)
     for command in analysis.commands:
         words = command.directory_change
         if words is None:
@@ -1330,7 +1333,8 @@ def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path]
                 continue
             # bash's cd is logical (`link/..` is the folder holding the link), `cd -P` physical:
             # both are folders the line may be in.
-            targets = [t for c in cwds for t in (Path(os.path.normpath(c / value)), Path(os.path.realpath(c / value)))]
+            bases = chain.get(id(command), cwds) if _plain_cd(words) else cwds
+            targets = [t for c in bases for t in (Path(os.path.normpath(c / value)), Path(os.path.realpath(c / value)))]
         else:
             known, outside = False, True
             continue
@@ -1357,15 +1361,20 @@ def _chain_folders(analysis: Analysis, where: floor.Where) -> dict[int, list[Pat
         words = command.directory_change
         if words is None:
             continue
-        value = words[1].value if len(words) == 2 and words[0].value == "cd" else None
-        if not value or value.startswith("-"):
+        if not _plain_cd(words):
             break
-        expanded = _home_expanded(value, where.home)
+        expanded = _home_expanded(words[1].value or "", where.home)
         if expanded is None:
             break
         current = list(dict.fromkeys(t for c in current for t in (Path(os.path.normpath(c / expanded)),
                                                                   Path(os.path.realpath(c / expanded)))))
     return found
+
+
+def _plain_cd(words: tuple[Word, ...]) -> bool:
+    """Whether ``words`` are ``cd DIR``, DIR known and no option (not ``cd -``, ``-P``, pushd)."""
+    value = words[1].value if len(words) == 2 and words[0].value == "cd" else None
+    return bool(value) and not (value or "").startswith("-")
 
 
 _SUBCOMMAND_PROGRAMS = frozenset({
