@@ -210,3 +210,36 @@ def test_a_record_that_cannot_be_put_together_does_not_keep_later_answers_waitin
         assert audit.safe()
     finally:
         audit.close()
+
+
+def test_a_record_begun_before_its_call_ended_is_journaled_and_stored_as_one_made_whole(tmp_path: Path) -> None:
+    """``append_started`` (the first columns put together while the call ran) writes the journal
+    line and the row ``append`` writes for the same record: lone surrogates, secrets in the
+    arguments, the error and the file changes, text beyond ASCII."""
+    from dataclasses import replace
+
+    from echo_desk.store.audit import RowStart
+
+    record = replace(_record(1), arguments={"text": f"{SECRET} \udcff naïve ✓"}, provenance=f"rule {SECRET}",
+                     ok=False, error_kind="business", error=f"failed: {SECRET} \udc80", rule_source="r.toml line 4",
+                     client="cursor", file_changes=({"path": "/tmp/é", "kind": "modify", "token": SECRET},))
+    whole, begun = tmp_path / "whole" / "audit.sqlite3", tmp_path / "begun" / "audit.sqlite3"
+    logs = AuditLog(whole), AuditLog(begun)
+    try:
+        logs[0].append(record)
+        start = RowStart.of(conversation_id=record.conversation_id, scope_chain=record.scope_chain,
+                            call_id=record.call_id, tool=record.tool, source=record.source, arguments=record.arguments,
+                            decision=record.decision, provenance=record.provenance, rule_source=record.rule_source,
+                            grant_id=record.grant_id, client=record.client)
+        logs[1].append_started(start, at=record.at, ok=record.ok, error_kind=record.error_kind, error=record.error,
+                               duration_ms=record.duration_ms, file_changes=record.file_changes)
+        lines = [journal_path(p).read_bytes() for p in (whole, begun)]
+        assert lines[0] == lines[1] and SECRET.encode() not in lines[0]
+        assert json.loads(lines[0])["row"] == json.loads(json.dumps(list(record.row())))
+        stored = [log.query() for log in logs]
+    finally:
+        for log in logs:
+            log.close()
+    for row in stored:
+        row[0].pop("id")
+    assert stored[0] == stored[1] and SECRET not in json.dumps(stored[0])
