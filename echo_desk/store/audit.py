@@ -14,6 +14,10 @@ the journal it is (``safe``); a record the journal could not take (a full disk, 
 process owns the journal) is waited for as before: ``written`` cuts the writer's batch window
 short and calls back once it was tried. The next start folds what the journal holds and the
 database does not, each record once.
+
+A call's record is begun while its tool runs (``RowStart``, ``append_started``), and a journaled
+one may be handed to the writer after the call's answer went (``later``, ``queue_later``): what
+keeps it from then on is its journal line, exactly as for any record the writer had not folded.
 """
 
 from __future__ import annotations
@@ -245,6 +249,8 @@ class AuditLog:
         #: The last record numbered; the last one the journal did not take; the last one the
         #: writer tried to write. Answers need not wait while ``_unjournaled <= _tried``.
         self._seq = self._unjournaled = self._tried = 0
+        #: Journaled records not yet queued (``append_started(later=True)``, ``queue_later``).
+        self._later: list[_Row] = []
         self._journal = None if self.path == ":memory:" else Journal.open(journal_path(self.path))
         if self._journal is not None:
             self._replay(self._journal)
@@ -313,17 +319,42 @@ class AuditLog:
                             error=record.error, duration_ms=record.duration_ms, file_changes=record.file_changes)
 
     def append_started(self, start: RowStart, *, at: float, ok: bool, error_kind: str | None, error: str,
-                       duration_ms: float, file_changes: Sequence[dict[str, Any]] = ()) -> None:
+                       duration_ms: float, file_changes: Sequence[dict[str, Any]] = (), later: bool = False) -> None:
         """``append`` for a record whose first columns were put together before (``RowStart``):
-        only its ending is redacted here; its journal line is ``start``'s text and the ending's."""
+        only its ending is redacted here; its journal line is ``start``'s text and the ending's.
+        ``later``: once journaled, the record is handed to the writer only by ``queue_later`` (or
+        whatever is queued next), so that waking the writer (a thread switch, up to a millisecond
+        on a busy machine) comes after the call's answer; the journal line is what keeps it."""
         ending = _ending(ok, error_kind, error, duration_ms, file_changes)
         row = (at, *start.head, *ending, *start.tail)
-        text = f"[{json_items((at,))}, {start.head_text}, {json_items(ending)}, {start.tail_text}]"
+        # One encoding for both: a number's JSON text holds no ", ".
+        at_text, ending_text = json_items((at, *ending)).split(", ", 1)
+        text = f"[{at_text}, {start.head_text}, {ending_text}, {start.tail_text}]"
         with self._append_lock:
             self._seq += 1
-            if self._journal is None or not self._journal.write_text(self._seq, text):
+            journaled = self._journal is not None and self._journal.write_text(self._seq, text)
+            if not journaled:
                 self._unjournaled = self._seq  # its answer waits for the database (``safe``)
-            self._queue.put((self._seq, row))
+            if later and journaled:
+                self._later.append((self._seq, row))
+            else:
+                self._put((self._seq, row))
+
+    def queue_later(self) -> None:
+        """Hand the writer the records appended ``later`` (in order, before anything else)."""
+        if self._later:
+            with self._append_lock:
+                self._put(None)
+
+    def _put(self, item: object) -> None:
+        """Queue ``item`` for the writer (``None``: nothing) after the records waiting ``later``,
+        so that it folds every record in the order numbered. Called with ``_append_lock`` held."""
+        if self._later:
+            for row in self._later:
+                self._queue.put(row)
+            self._later.clear()
+        if item is not None:
+            self._queue.put(item)
 
     def append_deferred(self, build: Callable[[], AuditRecord]) -> None:
         """Queue the record ``build`` returns, put together and redacted on the writer thread in
@@ -333,7 +364,7 @@ class AuditLog:
         with self._append_lock:
             self._seq += 1
             self._unjournaled = self._seq
-            self._queue.put(_Deferred(self._seq, build))
+            self._put(_Deferred(self._seq, build))
 
     def safe(self) -> bool:
         """Every record appended so far is safe from a crash of this process: in the journal, or
@@ -348,7 +379,8 @@ class AuditLog:
         if self.safe() or not self._thread.is_alive():
             _Written(done).tell()
             return
-        self._queue.put(_Written(done))
+        with self._append_lock:
+            self._put(_Written(done))
         self._urgent.set()  # after the put: the writer, woken, drains the marker with its batch
 
     def _write_loop(self) -> None:
@@ -439,7 +471,8 @@ class AuditLog:
         """Wait until the writer has tried to write everything appended so far, and what the
         disk refused before again (``failing`` then says how that went)."""
         done = threading.Event()
-        self._queue.put(done)
+        with self._append_lock:
+            self._put(done)
         if not done.wait(timeout):
             raise TimeoutError("the audit log did not flush in time")
 
@@ -485,7 +518,8 @@ class AuditLog:
 
     def close(self) -> None:
         if self._thread.is_alive():
-            self._queue.put(_STOP)
+            with self._append_lock:
+                self._put(_STOP)
             self._thread.join(timeout=10)
         while not self._thread.is_alive():  # whoever waits for a write after the stop is not kept waiting
             try:

@@ -243,3 +243,37 @@ def test_a_record_begun_before_its_call_ended_is_journaled_and_stored_as_one_mad
     for row in stored:
         row[0].pop("id")
     assert stored[0] == stored[1] and SECRET not in json.dumps(stored[0])
+
+
+def test_a_record_queued_later_is_journaled_at_once_and_folded_in_the_order_numbered(tmp_path: Path,
+                                                                                   monkeypatch) -> None:
+    """``later``: the record is in the journal when ``append_started`` returns (its answer may go)
+    and reaches the writer with ``queue_later``, or before anything queued after it, in order."""
+    from echo_desk.store.audit import RowStart
+
+    monkeypatch.setattr("echo_desk.store.audit._BATCH_WINDOW_SECONDS", 0.0)
+    path = tmp_path / "data" / "audit.sqlite3"
+    audit = AuditLog(path)
+
+    def later(n: int) -> None:
+        record = _record(n)
+        start = RowStart.of(conversation_id="conv", scope_chain=("conv",), call_id=record.call_id, tool="t",
+                            source="mcp", arguments=record.arguments, decision="auto", provenance="settings")
+        audit.append_started(start, at=record.at, ok=True, error_kind=None, error="", duration_ms=1.0, later=True)
+
+    try:
+        later(1)
+        assert b'"c1"' in journal_path(path).read_bytes() and audit.safe()
+        audit.wait_tried()  # queues what waits first
+        assert _in_database(path) == ["c1"]
+        later(2)
+        assert _in_database(path) == ["c1"]  # not queued: the writer (no batch window) has not seen it
+        audit.queue_later()
+        later(3)
+        audit.append_deferred(lambda: _record(4))  # queued at once: after 3, which waited
+        later(5)
+        audit.flush()
+        assert _in_database(path) == ["c1", "c2", "c3", "c4", "c5"]
+    finally:
+        audit.close()
+    assert _calls(path) == ["c1", "c2", "c3", "c4", "c5"]

@@ -84,9 +84,11 @@ def record_call(audit: AuditLog | None, record: CallRecord, envelope: Envelope) 
             audit.append_started(begun.start, at=time.time(), ok=envelope.ok,
                                  error_kind=envelope.error_kind.value if envelope.error_kind else None,
                                  error=envelope.error, duration_ms=(time.perf_counter() - record.started) * 1000,
-                                 file_changes=_file_changes(envelope))
+                                 file_changes=_file_changes(envelope), later=True)
         except Exception:  # a bug in building one record must not fail the call
             log.exception("the audit record of %s could not be put together", call.name)
+        # On the loop's next turn: after the caller has answered (in the same turn as this).
+        asyncio.get_running_loop().call_soon(audit.queue_later)
         return
     arguments = record.arguments if record.arguments is not None else {"_raw": call.arguments[:2000]}
     build = partial(
