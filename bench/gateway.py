@@ -20,7 +20,15 @@ gateway with the SDK's server serving the whole session (``ECHO_DESK_GATEWAY_SDK
 the hand path).
 Servers: mcp-server-time (PyPI) always; server-everything's ``echo`` (npm) when installed.
 
-Run: PYTHONPATH=. python bench/gateway.py [calls] [--modern]
+With ``--hand-back``, only this: the app quits with a client's session handed to it, the gateway
+takes the session back and starts its own engine and MCP servers, and the client's first call (to
+the time server) is timed from the quit to its answer; beside the two servers, a third that takes
+3 s to start (server-everything behind a delay, as a server fetched by ``npx``/``uvx`` does). "new":
+the call waits for its own server only (``echo_desk/mcp/first_starts.py``); "old": it waits for
+every server, as before (the same gateway with each call made to wait as a list does). Rounds
+interleaved; each round starts the app again.
+
+Run: PYTHONPATH=. python bench/gateway.py [calls] [--modern] [--hand-back [rounds]]
 """
 
 from __future__ import annotations
@@ -112,6 +120,12 @@ async def main(n: int) -> None:
     for name, _, tool, _ in found:
         store.set_tool(f"{name}__{tool}", policy=ToolPolicy.ALWAYS)  # auto-allowed: nobody is asked
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if HAND_BACK:
+        try:
+            await after_hand_back(found, store, env, n)
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+        return
     # The app in a process of its own, as a person runs it (in this one, its thread would share
     # the interpreter's lock with the clients measured here).
     app = await asyncio.create_subprocess_exec(sys.executable, str(Path(__file__).with_name("gateway_app.py")),
@@ -306,6 +320,86 @@ async def startup(gateway: Any, direct: dict[str, Any], spawns: int = 15) -> Non
         for kind, times in samples.items()))
 
 
+#: The gateway as it was before a call waited for its own server only: every call waits for
+#: every server's first start, as a list of the tools does.
+WAITING_FOR_EVERY_SERVER = (
+    "import runpy, sys; from echo_desk.mcp.first_starts import FirstStarts; "
+    "FirstStarts.for_tool = lambda self, name: self.every(); "
+    "sys.argv = ['echo_desk', *sys.argv[1:]]; runpy.run_module('echo_desk', run_name='__main__')")
+
+
+async def after_hand_back(found: list[tuple[str, dict[str, Any], str, dict[str, Any]]], store: Any,
+                          env: dict[str, str], rounds: int) -> None:
+    """The first call after the hand-back, from the app's quit to the answer: old vs new."""
+    from echo_desk.mcp.config import config_path, parse_server
+
+    servers = {name: entry for name, entry, _, _ in found}
+    if "everything" in servers:  # a server slow to start (fetched by npx or uvx, say)
+        everything = servers["everything"]
+        servers["slow"] = {"command": "sh", "args": ["-c", 'sleep 3; exec "$0" "$@"', everything["command"],
+                                                      *everything["args"]]}
+    config_path().write_text(json.dumps({"mcpServers": servers}))
+    store.update(lambda s: s.mcp_approved.update({name: parse_server(name, entry).fingerprint()
+                                                  for name, entry in servers.items()}))
+    name, _, tool, args = found[0]
+    gateway_args = ["gateway", "--client", "bench"]
+    kinds = {"new": [sys.executable, "-m", "echo_desk", *gateway_args],
+             "old": [sys.executable, "-c", WAITING_FOR_EVERY_SERVER, *gateway_args]}
+    samples: dict[str, list[float]] = {kind: [] for kind in kinds}
+    print(f"first call after the hand-back ({name}__{tool}), from the app's quit to its answer; servers: "
+          f"{', '.join(servers)}; {rounds} rounds (machine load: {os.getloadavg()[0]:.1f})")
+    order = list(kinds)
+    for turn in range(rounds):
+        random.Random(turn).shuffle(order)
+        for kind in order:
+            app = await asyncio.create_subprocess_exec(
+                sys.executable, str(Path(__file__).with_name("gateway_app.py")), stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE, env=env)
+            assert app.stdout is not None and app.stdin is not None
+            ready = (await asyncio.wait_for(app.stdout.readline(), 120)).decode().split()
+            if ready[:1] != ["ready"]:
+                raise SystemExit(f"the app side did not start: {ready}")
+            client = await BareClient.start(kinds[kind][0], kinds[kind][1:], env)
+            try:
+                answer = await client.call_tool(f"{name}__{tool}", args)  # served by the app
+                assert not answer.is_error
+                await until(client.process, holding=False)  # the app alone has the pipes
+                quit_at = time.perf_counter()
+                app.stdin.close()  # the app quits: it hands the session back
+                await until(client.process, holding=True)  # else the app may still answer it
+                answer = await client.call_tool(f"{name}__{tool}", args)
+                samples[kind].append(time.perf_counter() - quit_at)
+                assert not answer.is_error
+            finally:
+                await client.aclose()
+                await asyncio.wait_for(app.wait(), 60)
+    for kind, times in samples.items():
+        print(f"  {kind}: median {statistics.median(times):.2f} s (" + ", ".join(f"{t:.2f}" for t in times) + ")")
+
+
+def holds_its_clients_pipe(process: asyncio.subprocess.Process) -> bool:
+    """The gateway has its client's pipe (into it) on an fd: it has the session back, or never gave it."""
+    assert process.stdin is not None
+    inode = os.fstat(process.stdin.get_extra_info("pipe").fileno()).st_ino
+    try:
+        return any(os.readlink(f"/proc/{process.pid}/fd/{fd}") == f"pipe:[{inode}]"
+                   for fd in os.listdir(f"/proc/{process.pid}/fd"))
+    except OSError:
+        return False
+
+
+async def until(gateway: asyncio.subprocess.Process, *, holding: bool, deadline: float = 60.0) -> None:
+    ends = time.monotonic() + deadline
+    while True:
+        if holds_its_clients_pipe(gateway) is holding:
+            return
+        if time.monotonic() > ends:
+            raise SystemExit("the gateway never took the session, or never had it back")
+        await asyncio.sleep(0.005)
+
+
+HAND_BACK = "--hand-back" in sys.argv
+
 if __name__ == "__main__":
     numbers = [a for a in sys.argv[1:] if a.isdigit()]
-    asyncio.run(main(int(numbers[0]) if numbers else 300))
+    asyncio.run(main(int(numbers[0]) if numbers else (3 if HAND_BACK else 300)))

@@ -152,6 +152,7 @@ async def _fallback_factory(client: str, workspace: str, why: str) -> Any:
     runs; what needs the person is refused at once, saying why."""
     from echo_desk.gateway.fallback import NobodyHost, local_backend
     from echo_desk.gateway.service import workspace_of
+    from echo_desk.mcp.first_starts import FirstStarts
     from echo_desk.runtime import Runtime
     from echo_desk.store.secrets import install_system_store
 
@@ -159,10 +160,19 @@ async def _fallback_factory(client: str, workspace: str, why: str) -> Any:
     await asyncio.to_thread(install_system_store)
     runtime = await asyncio.to_thread(Runtime.create)
     try:
-        await runtime.attach_mcp(NobodyHost(why=why), own_thread=False, handshake_timeout=20.0)
+        # None started yet (``only``): each starts on its own below, so that a call waits for its
+        # own tool's server only, not for the slowest of them.
+        manager = await runtime.attach_mcp(NobodyHost(why=why), own_thread=False, handshake_timeout=20.0, only=())
     except Exception:  # a broken mcp.json: the built-ins still answer
         logging.getLogger(__name__).exception("the MCP servers could not be started")
-    return local_backend(runtime, client, workspace_of(workspace), runtime.aclose, why)
+        return local_backend(runtime, client, workspace_of(workspace), runtime.aclose, why)
+    starts = FirstStarts(manager)
+
+    async def close() -> None:
+        await starts.aclose()
+        await runtime.aclose()
+
+    return local_backend(runtime, client, workspace_of(workspace), close, why, starts.for_tool, starts.every)
 
 
 def _status(*, as_json: bool) -> int:

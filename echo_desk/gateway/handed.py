@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from echo_desk.gateway.fd_passing import close_all, receive_fds, send_fds
+from echo_desk.gateway.hand_back_failure import HandBackFailure, NotHandedBack
 from echo_desk.gateway.handoff import HANDOFF_SECONDS
 from echo_desk.gateway.protocol import LineWriter, ProtocolError, read_message
 from echo_desk.gateway.results import error_result
@@ -148,8 +149,8 @@ class Ending(NamedTuple):
 
     handed_back: bool  # its gateway took it back (the app quit): the session goes on without the app
     said: str  # for the log
-    #: Handing it back was tried and failed: its pipes are closed instead.
-    not_taken: bool = False
+    #: Handing it back was tried and failed (why): its pipes are closed instead.
+    not_handed_back: NotHandedBack | None = None
 
 
 async def serve_handed(fds: tuple[int, int], session: McpSession, reader: asyncio.StreamReader,
@@ -173,7 +174,7 @@ async def serve_handed(fds: tuple[int, int], session: McpSession, reader: asynci
                 with contextlib.suppress(asyncio.CancelledError):
                     await gateway_gone
                 why = await hand_back(wire, seen, session.backend, reader, out)
-                outcome = (Ending(False, f"not handed back ({why}): its pipes are closed", not_taken=True) if why
+                outcome = (Ending(False, f"not handed back ({why}): its pipes are closed", why) if why is not None
                            else Ending(True, "handed back to its gateway"))
         finally:
             for task in watched:
@@ -187,9 +188,9 @@ async def serve_handed(fds: tuple[int, int], session: McpSession, reader: asynci
 
 
 async def hand_back(wire: Wire, seen: Serving, backend: InAppBackend, reader: asyncio.StreamReader,
-                    out: LineWriter) -> str:
-    """Give the client's pipes back to its gateway, the app quitting: '' when it took them, else
-    why not (the pipes are then closed, as without the hand-back). The session's running calls
+                    out: LineWriter) -> NotHandedBack | None:
+    """Give the client's pipes back to its gateway, the app quitting: ``None`` when it took them,
+    else why not (the pipes are then closed, as without the hand-back). The session's running calls
     answer ``QUIT_WHILE_RUNNING`` first; the bytes it read and did not handle go with the pipes.
 
         app → gateway   hand_back {by_hand, opening: [initialize, initialized], unread}   (base64)
@@ -198,14 +199,14 @@ async def hand_back(wire: Wire, seen: Serving, backend: InAppBackend, reader: as
         app ← gateway   took {}
     """
     if seen.hand is None:
-        return "the session had not begun"
+        return NotHandedBack(HandBackFailure.NOT_BEGUN)
     by_hand, opening = seen.hand.begun
     kept: list[int] = []
     try:
         async with asyncio.timeout(HAND_BACK_SECONDS):
             unread = await seen.stop_reading()
             if unread is None:
-                return "the client's input could not be handed on whole"
+                return NotHandedBack(HandBackFailure.INPUT_CUT)
             backend.quit()
             await seen.answered()  # the withdrawn calls' answers among them, each written whole
             await wire.flush()
@@ -215,16 +216,16 @@ async def hand_back(wire: Wire, seen: Serving, backend: InAppBackend, reader: as
                             "opening": [_b64(line) for line in opening]})
             ready = await read_message(reader)
             if ready is None or ready.get("type") != "ready":
-                return "the gateway did not say it was ready"
+                return NotHandedBack(HandBackFailure.GATEWAY_NOT_READY)
             send_fds(out.writer, b"B", kept)
             took = await read_message(reader)
             if took is None or took.get("type") != "took":
-                return "the gateway did not say it took the pipes"
-            return ""
+                return NotHandedBack(HandBackFailure.GATEWAY_DID_NOT_TAKE)
+            return None
     except TimeoutError:
-        return f"it took more than {HAND_BACK_SECONDS:g} s"
+        return NotHandedBack(HandBackFailure.TOO_SLOW, seconds=HAND_BACK_SECONDS)
     except (OSError, ProtocolError) as exc:
-        return f"the gateway's connection failed: {exc}"
+        return NotHandedBack(HandBackFailure.CONNECTION_FAILED, str(exc))
     finally:
         close_all(kept)  # sent or not, the app keeps no copy: the gateway's are the client's pipes now
 

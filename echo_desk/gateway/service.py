@@ -47,7 +47,7 @@ from echo_desk.gateway.session import (
     WaitingRoom,
 )
 from echo_desk.gateway.stdio_gateway import McpSession
-from echo_desk.store.audit import session_handed_back
+from echo_desk.store.audit import session_handed_back, session_not_handed_back
 from echo_desk.store.paths import real_own_places
 
 if TYPE_CHECKING:
@@ -378,12 +378,15 @@ class GatewayService:
         connection.serving = asyncio.current_task()
         ending = await serve_handed(pipes, session, reader, connection.write_deadline, connection.out,
                                     connection.quitting)
-        level = logging.WARNING if ending.not_taken else logging.INFO
-        log.log(level, "the handed session of %s %s", connection.session.client, ending.said)
-        if ending.handed_back:  # the person sees in the Activity tab that it went on without the app
-            audit = self.engine.dispatcher.audit
-            if audit is not None:
-                audit.append(session_handed_back(connection.session.client, time.time()))
+        failed = ending.not_handed_back
+        log.log(logging.WARNING if failed else logging.INFO, "the handed session of %s %s", connection.session.client,
+                ending.said)
+        audit = self.engine.dispatcher.audit
+        # The person sees in the Activity tab that it went on without the app, or why it did not.
+        if audit is not None and ending.handed_back:
+            audit.append(session_handed_back(connection.session.client, time.time()))
+        elif audit is not None and failed is not None:
+            audit.append(session_not_handed_back(connection.session.client, time.time(), failed.failure, str(failed)))
 
     async def _read_requests(self, reader: asyncio.StreamReader, connection: _Connection) -> None:
         while (message := await read_message(reader)) is not None:

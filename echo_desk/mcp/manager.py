@@ -214,7 +214,7 @@ class McpManager:
         if srv is None or not srv.tools or srv.state in (ServerState.CONNECTED, ServerState.DISABLED,
                                                          ServerState.AWAITING_APPROVAL):
             return ""  # off or waiting for approval: ``readiness`` says it
-        return deferred(N_("the server is not connected ({state}): the next call starts it again"),
+        return deferred(N_("The server is not connected ({state}): the next call starts it again"),
                         state=deferred(STATE_LABELS[srv.state]))
 
     def declares_output_schema(self, server: str, registry_name: str) -> bool:

@@ -75,6 +75,13 @@ def server_prefix(server: str) -> str:
     return f"{_NAME_BAD.sub('_', server)}__"
 
 
+def may_name_a_tool_of(server: str, name: str) -> bool:
+    """Whether ``name`` may be the registry name of one of ``server``'s tools (``registry_name``),
+    before the server has said which tools it has: it begins with the server's prefix, or with as
+    much of it as a name shortened with a hash keeps. (Two servers may both match: ``a`` and ``a__b``.)"""
+    return name.startswith(server_prefix(server)[: MAX_NAME_LENGTH - 12])
+
+
 def registry_name(server: str, tool: str, taken: set[str]) -> str:
     """``server__tool`` made provider-safe, at most 64 characters and unique within ``taken``."""
     base = f"{_NAME_BAD.sub('_', server)}__{_NAME_BAD.sub('_', tool)}"

@@ -84,6 +84,9 @@ class Event(enum.StrEnum):
     #: The app quit and handed a connected app's session back to that app's own ``echo-desk
     #: gateway``, which goes on serving it without the app's windows (``gateway/handed.py``).
     SESSION_HANDED_BACK = "session_handed_back"
+    #: The app quit and could not hand such a session back (why: ``error_kind``, a
+    #: ``gateway.hand_back_failure.HandBackFailure`` value; ``error`` in English): it closed it.
+    SESSION_NOT_HANDED_BACK = "session_not_handed_back"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -227,6 +230,14 @@ def session_handed_back(client: str, at: float) -> AuditRecord:
     return AuditRecord(at=at, conversation_id="", scope_chain=(), call_id="", tool="", source="gateway",
                        arguments={}, decision="", provenance="", ok=True, error_kind=None, error="",
                        duration_ms=0.0, client=client, event=Event.SESSION_HANDED_BACK)
+
+
+def session_not_handed_back(client: str, at: float, why: str, said: str) -> AuditRecord:
+    """The record that the app, quitting, could not hand ``client``'s session back to its gateway
+    and closed it: ``why`` is the reason's code, ``said`` its English words."""
+    return AuditRecord(at=at, conversation_id="", scope_chain=(), call_id="", tool="", source="gateway",
+                       arguments={}, decision="", provenance="", ok=False, error_kind=why, error=said,
+                       duration_ms=0.0, client=client, event=Event.SESSION_NOT_HANDED_BACK)
 
 
 class AuditLog:

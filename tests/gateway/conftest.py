@@ -97,6 +97,13 @@ class App:
     def audit(self, **filters: Any) -> list[dict[str, Any]]:
         return self.runtime.audit.query(**filters)
 
+    async def withdrawn_record(self, tool: str, timeout: float = 10.0) -> dict[str, Any]:
+        """The newest audit record of ``tool``, once it is there. A withdrawn call is recorded as
+        its task unwinds on the engine's thread, after ``Person`` has seen the withdrawal: what
+        the test waited for comes first, the record just after."""
+        rows = await wait_until(lambda: self.audit(tool=tool), timeout, f"the audit record of {tool}")
+        return dict(rows[0])
+
 
 def write_servers(*, time_server: bool = True, everything: bool = True, fault: bool = False) -> dict[str, Any]:
     """mcp.json with the real servers, each approved to start (as the person would have)."""

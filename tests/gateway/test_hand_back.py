@@ -98,6 +98,11 @@ async def test_the_hand_back_is_in_the_activity_log_naming_the_client(app: App, 
         await stop_process(process)
 
 
+def not_handed_back(app: App, client: str) -> list[str]:
+    """Why the activity log says ``client``'s sessions could not be handed back."""
+    return [r["error_kind"] for r in app.audit(client=client) if r["event"] == "session_not_handed_back"]
+
+
 def children(pid: int) -> list[str]:
     found: list[str] = []
     for task in Path(f"/proc/{pid}/task").iterdir():
@@ -243,6 +248,8 @@ async def test_a_gateway_that_cannot_take_the_session_back_is_not_waited_for_lon
         rest = await asyncio.wait_for(process.stdout.read(), 10)
         assert all(QUIT in json.dumps(json.loads(line)) for line in rest.splitlines() if b'"id"' in line)
         assert handed_back(app, "cursor") == []  # not taken back: its pipes were closed
+        # Before, only the app's log said so: the Activity tab showed nothing of the session's end.
+        assert not_handed_back(app, "cursor") == ["too_slow"]
     finally:
         await stop_process(process)
 

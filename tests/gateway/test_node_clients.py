@@ -81,8 +81,8 @@ async def test_ts_sdk_without_progress_times_out_and_the_dialog_is_withdrawn(
     finally:
         await client.close()
     assert "timed out" in answer["error"].lower() or "timeout" in answer["error"].lower(), answer
-    rows = app.audit(tool=ASKS)
-    assert rows and rows[0]["error_kind"] == "cancelled" and rows[0]["client"] == "cursor"
+    row = await app.withdrawn_record(ASKS)
+    assert row["error_kind"] == "cancelled" and row["client"] == "cursor"
 
 
 async def test_ts_sdk_abort_withdraws_the_waiting_call(app: App, gateway_env: dict[str, str]) -> None:
@@ -96,7 +96,7 @@ async def test_ts_sdk_abort_withdraws_the_waiting_call(app: App, gateway_env: di
     finally:
         await client.close()
     assert "error" in answer
-    assert app.audit(tool=ASKS)[0]["error_kind"] == "cancelled"
+    assert (await app.withdrawn_record(ASKS))["error_kind"] == "cancelled"
 
 
 async def test_ts_sdk_when_the_app_is_not_running(gateway_env: dict[str, str], servers: dict[str, Any]) -> None:

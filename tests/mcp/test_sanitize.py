@@ -84,3 +84,18 @@ def test_a_pin_from_before_titles_were_pinned_is_recognised() -> None:
     now = canonical_definition("t", "d", schema, title="T", annotations={"readOnlyHint": True})
     assert legacy_definition_hash(now) == old_pin
     assert legacy_definition_hash(canonical_definition("t", "d2", schema)) != old_pin
+
+
+def test_every_name_a_server_may_give_its_tools_is_known_as_possibly_its_before_it_starts() -> None:
+    from echo_desk.mcp.sanitize import may_name_a_tool_of
+
+    long_server = "a-very-long-server-name-that-goes-on-and-on-past-fifty-chars"
+    taken = {"my_server__read_file", f"{long_server[:40]}__x"}
+    for server, tool in (("my server", "read.file"), ("my server", "read file"), (long_server, "x"),
+                         (long_server, "y" * 70), ("s" * 40, "t" * 40)):
+        for name in (registry_name(server, tool, set()), registry_name(server, tool, taken | {registry_name(
+                server, tool, set())})):
+            assert may_name_a_tool_of(server, name), (server, name)
+    assert not may_name_a_tool_of("time", "everything__echo")
+    assert not may_name_a_tool_of("time", "read_file")  # a built-in is no server's
+    assert may_name_a_tool_of("a", "a__b__t") and may_name_a_tool_of("a__b", "a__b__t")  # either may own it

@@ -9,7 +9,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from echo_desk.store.audit import AuditLog, Event, session_handed_back
+from echo_desk.store.audit import AuditLog, Event, session_handed_back, session_not_handed_back
 from echo_desk.store.audit_journal import journal_path
 
 #: The audit table as Echo Desk wrote it before events (the columns up to ``client``).
@@ -39,6 +39,18 @@ def test_a_hand_back_is_stored_as_its_own_event_naming_the_client(tmp_path: Path
         audit.close()
     assert row["event"] == Event.SESSION_HANDED_BACK == "session_handed_back"
     assert (row["client"], row["tool"], row["call_id"], row["decision"]) == ("cursor", "", "", "")
+
+
+def test_a_hand_back_that_failed_is_stored_as_its_own_event_saying_why(tmp_path: Path) -> None:
+    audit = AuditLog(tmp_path / "audit.sqlite3")
+    try:
+        audit.append(session_not_handed_back("cursor", time.time(), "too_slow", "it took more than 5 s"))
+        [row] = audit.query(client="cursor")
+    finally:
+        audit.close()
+    assert row["event"] == Event.SESSION_NOT_HANDED_BACK == "session_not_handed_back"
+    assert (row["ok"], row["error_kind"], row["error"]) == (False, "too_slow", "it took more than 5 s")
+    assert (row["tool"], row["call_id"], row["decision"]) == ("", "", "")
 
 
 def test_a_log_written_before_events_reads_whole_and_takes_them(tmp_path: Path) -> None:

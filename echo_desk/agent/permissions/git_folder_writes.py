@@ -11,7 +11,14 @@ subcommand creates, fills, moves or deletes is judged as a write anywhere below 
   write only inside the repository folder;
 - ``git clone REPOSITORY [DIRECTORY]``: DIRECTORY, else the folder named after the repository
   (``../remote.git`` clones into ``remote``), and the folder ``--separate-git-dir`` names;
-- ``git init [DIRECTORY]``: DIRECTORY (else the folder it runs in) and ``--separate-git-dir``'s.
+- ``git init [DIRECTORY]``: DIRECTORY (else the folder it runs in) and ``--separate-git-dir``'s;
+- ``git apply [PATCH…]``: the folder it runs in, below which it writes every file the patch names
+  (its input when none is given); the patch, not the line, names them, and the agent may have
+  written it (``git apply out/p.patch`` rewrote a write-denied ``.github/workflows/ci.yml``,
+  proven with git 2.39). Only ``--check``, ``--stat``, ``--numstat``, ``--summary`` or
+  ``--cached`` without ``--apply`` or ``--index`` leave the worktree alone;
+- ``git am``: the files its mailboxes' patches name, from the top of the worktree, which is not
+  known here (it may be above the folder the line runs in): the write rules ask.
 
 Paths are read from where ``-C`` leads. An action or option not known here, or a word known
 only when the line runs, makes the place not known (``None``): the write rules ask. The
@@ -93,10 +100,30 @@ def folders_written(argv: Sequence[str | None], at: int) -> Paths:
         if action in _INSIDE:
             return ()
         words = words[1:]
+    if sub == "apply":
+        return _applied(argv, words)
+    if sub == "am":
+        return (None,)
     form = _FORMS.get((sub or "", action))
     if form is None:
         return (None,) if sub == "worktree" else ()
     return tuple(from_starts(argv, f) for f in folders(words, form))
+
+
+#: ``git apply``'s options that leave the worktree alone, unless ``--apply`` or ``--index`` is
+#: given too (git takes a unique prefix of each).
+_APPLY_ELSEWHERE = ("--check", "--stat", "--numstat", "--summary", "--cached")
+_APPLY_WORKTREE = ("--apply", "--index")
+
+
+def _applied(argv: Sequence[str | None], words: Sequence[str | None]) -> Paths:
+    """The folder ``git apply`` writes below: the one it runs in (``None``: not known)."""
+    def given(names: tuple[str, ...]) -> bool:
+        return any(w is not None and len(w.partition("=")[0]) > 2 and w.startswith("--")
+                   and any(n.startswith(w.partition("=")[0]) for n in names) for w in words)
+    if given(_APPLY_ELSEWHERE) and not given(_APPLY_WORKTREE) and None not in words:
+        return ()
+    return (from_starts(argv, "."),)
 
 
 #: The option naming the template folder ``git init`` and ``git clone`` copy into the new

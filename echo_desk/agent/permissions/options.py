@@ -93,6 +93,11 @@ class OptionSet:
             return candidates.pop(), False
         return None, any(o.does is not Does.NOTHING for o in candidates)
 
+    def exact(self, name: str) -> Option | None:
+        """The option named ``name`` exactly (no prefix of another)."""
+        table: dict[str, Option] = self.__dict__["_long"]
+        return table.get(name)
+
     def short(self, letter: str) -> Option | None:
         table: dict[str, Option] = self.__dict__["_short"]
         return table.get(letter)

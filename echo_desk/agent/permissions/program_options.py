@@ -888,6 +888,9 @@ HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     "gradle": (".gradle/init.gradle", ".gradle/init.gradle.kts", ".gradle/gradle.properties"),
     # ssh's settings, which scp and sftp read (see ``ssh_config``: what they include and name).
     **dict.fromkeys(SSH_CLIENTS, (".ssh/config",)),
+    # man-db's user settings: a ``DEFINE nroff …`` (tbl, the pager…) names the program man runs
+    # to format every page (``man -l a.txt`` ran it, man-db 2.11).
+    "man": (".manpath",),
 }
 #: Folders under the home folder whose files, by suffix, a program loads as code wherever it
 #: runs: rake loads ~/.rake/*.rake when it finds no Rakefile (and with -g); gradle runs every

@@ -77,6 +77,7 @@ from echo_desk.agent.permissions.reading import (
     with_changes,
     written_of,
 )
+from echo_desk.agent.permissions.runner_options import just_reading
 from echo_desk.agent.permissions.tox_writes import tox_reading
 from echo_desk.agent.permissions.wrappers import (
     ELEVATORS,
@@ -852,7 +853,7 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "npx": lambda argv, program: wrapper_reading(argv, program, Wrapper(RUNNER_OPTIONS)),
     **{name: runner(subs, table.NPM if name in PACKAGE_MANAGERS else OptionSet((), strict=False))
        for name, subs in RUNNERS.items()},
-    "yarn": _yarn, "hg": _hg, "gdb": _gdb, "rustup": rustup_reading, "tox": tox_reading,
+    "yarn": _yarn, "hg": _hg, "gdb": _gdb, "rustup": rustup_reading, "tox": tox_reading, "just": just_reading,
     "pre-commit": pre_commit_reading, **editors.PROGRAMS,
 }
 _TABLES: dict[str, OptionSet] = {

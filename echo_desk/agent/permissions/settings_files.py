@@ -37,6 +37,7 @@ from echo_desk.agent.permissions import (
     line_environment,
     name_globs,
     npm_environment,
+    option_variables,
     pip_projects,
     programs,
     pytest_doctests,
@@ -109,7 +110,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         # inherit from Echo Desk) instead of ~/.config/go/env: GOFLAGS=-toolexec=… there runs a
         # program under a plain `go build` (proven with go 1.19).
         return found + _go_env_file() + _go_places(argv, cwds, home)
-    found += _npm_environment(program, cwds, home)
+    found += _npm_environment(program, cwds, home) + _variable_files(argv, cwds, home) + _man_pages(program, cwds)
     names = table.FOLDER_SETTINGS.get(program)
     if names is None:
         # (settings only where an option names them: kubectl --kubeconfig)
@@ -163,6 +164,14 @@ def _npm_environment(program: str, cwds: Sequence[Path], home: Path | None) -> l
         paths += [p for c in cwds for p in _both(c / value)]
     return [place for p in dict.fromkeys(paths)
             for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
+
+
+def _variable_files(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
+    """The files the program's option variables name for it to read as settings (``PIP_CERT``:
+    ``option_variables``), found as the option's value would be."""
+    named = [w for value in option_variables.from_environment(tuple(argv)).files for w in _tilde_words(value, home)]
+    return [place for c in cwds for value in named if value for p in _both(c / value)
+            for place in (Place(p.parent, (p.name,)),)]
 
 
 def _program_file(word: str | None, cwds: Sequence[Path], home: Path | None) -> list[Place]:
@@ -304,6 +313,24 @@ def _python_prefixes(runner: str | None, cwds: Sequence[Path]) -> list[Path]:
     if home:
         prefixes += [p for c in cwds for p in _both(c / home)]
     return list(dict.fromkeys(prefixes))
+
+
+def _man_pages(program: str, cwds: Sequence[Path]) -> list[Place]:
+    """The folders man-db looks for manual pages in besides the system's: in and beside each
+    folder of ``PATH`` (``man`` and ``share/man``: ``~/.local/bin`` gives ``~/.local/share/man``,
+    searched before ``/usr/share/man``) and each folder of ``$MANPATH``, in the environment the
+    commands inherit from Echo Desk. A page takes in any file by name (``.so``) and picks the
+    programs that format it: one the agent may write is its page (``man zzz`` printed the
+    ``~/.ssh/id_rsa`` a page in ``~/.local/share/man`` named, man-db 2.11)."""
+    if program != "man":
+        return []
+    folders: list[Path] = []
+    for entry in line_environment.get("PATH", "").split(os.pathsep):
+        for base in (b for c in cwds for b in _both(c / entry)):  # ("": the folder it runs in)
+            folders += [base / "man", base / "share" / "man", base.parent / "man", base.parent / "share" / "man"]
+    for entry in line_environment.get("MANPATH", "").split(os.pathsep):
+        folders += [p for c in cwds for p in _both(c / entry)] if entry else []
+    return [Place(f, ("page",), below=True, suffixes=("",)) for f in dict.fromkeys(folders)]
 
 
 def _both(path: Path) -> list[Path]:

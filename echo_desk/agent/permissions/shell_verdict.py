@@ -19,6 +19,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
+import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,6 +34,7 @@ from echo_desk.agent.permissions import (
     line_changes,
     line_environment,
     listed_files,
+    option_variables,
     programs,
     settings_commands,
     settings_files,
@@ -398,6 +400,14 @@ class _Judge:
         values = tuple(w.value for w in argv)
         if not values or values[0] is None:
             return None
+        # The options its environment gives it (`TOX_CONFIG_FILE`): one not understood asks,
+        # the rest are judged as the line's own (`option_variables`).
+        given = option_variables.from_environment(values)
+        if given.unknown:
+            return None
+        if given.words:
+            argv = (argv[0], *(Word(w, shlex.quote(w)) for w in given.words), *argv[1:])
+            values = tuple(w.value for w in argv)
         if self._moves_outside(values):
             return None  # (also for a command a wrapper runs: `timeout 9 hg -R ../other update`)
         if not self._git_data_writable(values, sandbox):
@@ -591,10 +601,23 @@ class _Judge:
                 return None
         if not self._writes_all_allowed(reading, values, sandbox):
             return None
+        if not self._variables_allowed(reading, values, sandbox):
+            return None
         if own is not None and reading.program_form is not None and (
                 self.agent_settings(reading.program_form) or not self._writes_all_allowed(own, values, sandbox)):
             return None
         return rule
+
+    def _variables_allowed(self, reading: Reading, values: tuple[str | None, ...], sandbox: bool) -> bool:
+        """Whether the write rules let the command write where its option variables say
+        (``PIP_TARGET``), also as the program it runs (``python -m pip``), and it understands them."""
+        forms = (values, *([reading.program_form] if reading.program_form is not None else []))
+        for form in forms:
+            given = option_variables.from_environment(form)
+            if given.unknown or not self._writes_all_allowed(
+                    Reading(reading.program, written=given.written, written_below=given.written_below), values, sandbox):
+                return False
+        return True
 
     def _writes_all_allowed(self, reading: Reading, values: tuple[str | None, ...], sandbox: bool) -> bool:
         """Whether the write rules let the command (``values``) write every path ``reading``

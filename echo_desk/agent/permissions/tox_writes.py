@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from echo_desk.agent.permissions import line_environment
 from echo_desk.agent.permissions.reading import Argv, Reading
+from echo_desk.agent.permissions.runner_options import tox_flags
 
 __all__ = ["tox_reading"]
 
@@ -48,4 +49,5 @@ def tox_reading(argv: Argv, program: str) -> Reading:
         named[_WORKDIR] = None if variable.startswith("~") else variable
     written = (named[_RESULTS],) if _RESULTS in named else ()
     below = (named[_WORKDIR],) if _WORKDIR in named else ()
-    return Reading(program, known=False, written=written, written_below=below)
+    # (and the options that run or load what a rule naming tox does not trust: runner_options)
+    return Reading(program, known=False, flags=tuple(tox_flags(words)), written=written, written_below=below)

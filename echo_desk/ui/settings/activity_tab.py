@@ -28,6 +28,7 @@ from echo_desk.agent.permissions import Rule
 from echo_desk.agent.pipeline.call import Decision
 from echo_desk.common.visible_text import visible
 from echo_desk.gateway.clients import display_name
+from echo_desk.gateway.hand_back_failure import HandBackFailure
 from echo_desk.i18n import N_, _, ngettext, shown
 from echo_desk.store.audit import AuditLog, Event
 from echo_desk.tools.results import JsonObject
@@ -47,6 +48,16 @@ DECISION_LABELS = {
 #: The Verdict column of a row that is no call.
 EVENT_LABELS = {
     Event.SESSION_HANDED_BACK: N_("session handed back on quit"),
+    Event.SESSION_NOT_HANDED_BACK: N_("session closed on quit"),
+}
+#: Why a session could not be handed back (the row's ``error_kind``), as the detail says it.
+HAND_BACK_FAILURES = {
+    HandBackFailure.NOT_BEGUN: N_("it had not begun its session yet"),
+    HandBackFailure.INPUT_CUT: N_("it was in the middle of sending a request that could not be passed on whole"),
+    HandBackFailure.GATEWAY_NOT_READY: N_("its echo-desk gateway did not answer"),
+    HandBackFailure.GATEWAY_DID_NOT_TAKE: N_("its echo-desk gateway did not take the connection back"),
+    HandBackFailure.TOO_SLOW: N_("its echo-desk gateway took too long to take it back"),
+    HandBackFailure.CONNECTION_FAILED: N_("the connection to its echo-desk gateway failed"),
 }
 #: (seconds back, label); 0 = any time.
 PERIODS = ((0, N_("Any time")), (3600, N_("Last hour")), (86400, N_("Last day")), (7 * 86400, N_("Last week")))
@@ -198,8 +209,15 @@ class ActivityTab(QWidget):
         if record is None:
             self.detail.setText("")
             return
-        if _event(record) is Event.SESSION_HANDED_BACK:
-            client = visible(display_name(str(record.get("client") or "")), one_line=True)
+        event = _event(record)
+        client = visible(display_name(str(record.get("client") or "")), one_line=True)
+        if event is Event.SESSION_NOT_HANDED_BACK:
+            self.detail.setText(_(
+                "Echo Desk quit and could not hand {client}'s session back to its own echo-desk gateway ({why}), "
+                "so it closed the session: {client} sees its Echo Desk server end and must start it again to use "
+                "these tools.").format(client=client, why=_failure_words(record)))
+            return
+        if event is Event.SESSION_HANDED_BACK:
             self.detail.setText(_(
                 "Echo Desk quit and handed {client}'s session back to its own echo-desk gateway, which goes on "
                 "serving it without Echo Desk's windows: a call that would ask you is refused, the others run "
@@ -257,6 +275,14 @@ class ActivityTab(QWidget):
         self.export.setText(_("Export as JSON Lines…"))
         self._render()
         self._say_what_is_not_written()
+
+
+def _failure_words(record: JsonObject) -> str:
+    """Why a session was not handed back, in the person's language."""
+    why = record.get("error_kind")
+    if why in HandBackFailure._value2member_map_:
+        return _(HAND_BACK_FAILURES[HandBackFailure(str(why))])
+    return _("the reason was not recorded")  # a later version's reason
 
 
 def _event(record: JsonObject) -> Event | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,9 +58,16 @@ BUILD_VARIABLES = ("MAKEFILES", "MAKEFLAGS", "GNUMAKEFLAGS", "CMAKE_TOOLCHAIN_FI
                    "TOX_WORK_DIR", "KUBECONFIG")
 
 
+#: The prefixes of the variables programs take any option from (``option_variables``): a
+#: developer's PIP_INDEX_URL must not change what a test's engine decides either.
+OPTION_VARIABLE_PREFIXES = ("PIP_", "TOX", "JUST_")
+
+
 @pytest.fixture(autouse=True)
 def _no_build_variables(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in BUILD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    for name in [n for n in os.environ if n.startswith(OPTION_VARIABLE_PREFIXES)]:
         monkeypatch.delenv(name, raising=False)
 
 

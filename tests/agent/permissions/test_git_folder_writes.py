@@ -92,3 +92,40 @@ def test_a_folder_the_write_rules_open_leaves_the_rule_in_force(setup: Setup, re
 def test_the_folders_each_form_writes(line: tuple[str, ...], written: tuple[str | None, ...]) -> None:
     at = next(k for k, w in enumerate(line) if k > 0 and w in ("worktree", "clone", "init", "status"))
     assert folders_written(line, at) == written
+
+
+# -- a patch names the files git writes (s236) -----------------------------------------------------
+#: git apply writes every file the patch names below the folder it runs in (git am: below the top
+#: of the worktree); the line names only the patch, which the agent may write into out/. With
+#: writes kept to out/, git apply rewrote .github/workflows/ci.yml under ``git **`` (the s236
+#: lines of the hostile corpus, under bash and dash).
+@pytest.mark.parametrize("line", [
+    "git apply out/p.patch", "git apply < out/p.patch", "git apply -- out/p.patch", "git --no-pager apply out/p.patch",
+    "git am out/p.mbox", "git am < out/p.mbox",
+])
+def test_a_patch_git_applies_is_judged_as_writing_below_its_folder(setup: Setup, repository: Path,
+                                                                   line: str) -> None:
+    assert _verdict(setup, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["git apply --check out/p.patch", "git apply --stat out/p.patch"])
+def test_a_patch_only_checked_writes_nothing_and_stays_allowed(setup: Setup, repository: Path, line: str) -> None:
+    setup.write_user_rules(RULES + '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "git apply [--check|--stat] **"\n')
+    setup.engine.refresh()
+    assert _verdict(setup, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("line", "written"), [
+    (("git", "apply", "p.patch"), ("./.",)),
+    (("git", "-C", "sub", "apply", "p.patch"), ("sub/.",)),
+    (("git", "apply", "--check", "p.patch"), ()),
+    (("git", "apply", "--stat", "--numstat", "p.patch"), ()),
+    (("git", "apply", "--cached", "p.patch"), ()),
+    (("git", "apply", "--cached", "--index", "p.patch"), ("./.",)),
+    (("git", "apply", "--check", "--apply", "p.patch"), ("./.",)),
+    (("git", "apply", "--check", None), ("./.",)),  # (a word known only when it runs may be --apply)
+    (("git", "am", "p.mbox"), (None,)),
+])
+def test_the_folder_a_patch_is_applied_below(line: tuple[str | None, ...], written: tuple[str | None, ...]) -> None:
+    at = next(k for k, w in enumerate(line) if k > 0 and w in ("apply", "am"))
+    assert folders_written(line, at) == written

@@ -63,3 +63,45 @@ def test_without_path_deny_rules_a_listed_read_is_allowed(setup: Setup, line: st
 ])
 def test_which_commands_read_listed_files(words: tuple[str | None, ...], reads: bool) -> None:
     assert reads_listed_files(words) is reads
+
+
+# -- documents and sources that take in other files by name (s236) ---------------------------------
+#: Each reads a document or source the line chooses, which may take in any file by name (roff's
+#: ``.so``, C's ``#include``, the assembler's ``.incbin``): the hostile corpus proves the reads.
+INCLUDING = [
+    "man -l out/x.1", "man ./out/x.1", "man --local-file out/x.1", "man -lTutf8 out/x.1", "man -l - < out/x.1",
+    "man -M out/man ls", "man --manpath=out/man ls", "nroff -man out/x.1", "groff -Tutf8 out/x.1",
+    "soelim out/x.1", "troff < out/x.1", "cpp out/x.c", "cpp < out/x.c", "gcc -E out/x.c",
+    "gcc -c src/a.c -o out/a.o", "cc -fsyntax-only out/x.c", "gcc -E -x c - < out/x.c", "as out/k.s -o out/k.o",
+    "x86_64-linux-gnu-gcc-12 -c out/x.c -o out/x.o", "clang -c out/x.c -o out/x.o",
+]
+#: man's own pages and a compiler asked only what it is read no document of the line's choosing.
+NOT_INCLUDING = ["man ls", "man 3 printf", "man -k printf", "man -f ls", "gcc --version", "cc -dumpmachine",
+                 "gcc -print-search-dirs"]
+
+
+@pytest.fixture
+def manuals_and_compilers(setup: Setup) -> Setup:
+    setup.write_user_rules(_rules("[man|nroff|groff|soelim|troff|cpp|gcc|cc|clang|as|x86_64-linux-gnu-gcc-12] **")
+                           + _rules("@workspace/out/**", tool="write")
+                           + _rules("~/.ssh/**", tool="read", effect="deny"))
+    (setup.workspace / "out").mkdir(exist_ok=True)
+    return setup
+
+
+@pytest.mark.parametrize("line", INCLUDING)
+def test_a_document_that_may_take_in_any_file_asks_when_reads_are_denied(manuals_and_compilers: Setup,
+                                                                         line: str) -> None:
+    assert _effect(manuals_and_compilers, line) is not Effect.ALLOW, line
+
+
+@pytest.mark.parametrize("line", NOT_INCLUDING)
+def test_man_pages_and_compiler_questions_stay_allowed(manuals_and_compilers: Setup, line: str) -> None:
+    assert _effect(manuals_and_compilers, line) is Effect.ALLOW, line
+
+
+@pytest.mark.parametrize("line", ["man -l out/x.1", "gcc -c src/a.c -o out/a.o", "nroff -man out/x.1"])
+def test_without_read_deny_rules_a_document_is_read_as_before(setup: Setup, line: str) -> None:
+    setup.write_user_rules(_rules("[man|gcc|nroff] **") + _rules("@workspace/out/**", tool="write"))
+    (setup.workspace / "out").mkdir(exist_ok=True)
+    assert _effect(setup, line) is Effect.ALLOW, line

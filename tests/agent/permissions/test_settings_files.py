@@ -20,7 +20,7 @@ CHECKERS = """
 [[rule]]
 effect = "allow"
 tool = "shell"
-pattern = "[mypy|ruff check|git status|npm test|npx tsc|python3 -m pytest|pnpm test|yarn test|less|pytest|make test|cd|python -m mypy|python -m pytest|python3 -m pytest|py.test|python -W ignore -m mypy] **"
+pattern = "[mypy|ruff check|git status|npm test|npx tsc|python3 -m pytest|pnpm test|yarn test|less|pytest|make test|cd|python -m mypy|python -m pytest|python3 -m pytest|py.test|python -W ignore -m mypy|man] **"
 """
 
 
@@ -210,7 +210,7 @@ def test_where_python_m_finds_its_module() -> None:
 
 
 @pytest.mark.parametrize("line", ["git status", "mypy src", "python -m mypy src", "ruff check src", "npm test",
-                                  "less src/x.py"])
+                                  "less src/x.py", "man ls", "man -l src/x.py"])
 def test_the_users_own_settings_count_when_the_agent_may_write_the_home_folder(setup: Setup, line: str) -> None:
     """git, mypy, ruff, npm and less read the user's settings in the home folder wherever they run
     (``~/.gitconfig``'s ``diff.external`` runs a program): with ``~/**`` writable they ask."""
@@ -222,6 +222,8 @@ def test_the_users_own_settings_count_when_the_agent_may_write_the_home_folder(s
     ("git status", "~/.config/git/**"), ("ruff check src", "~/.config/ruff/**"), ("mypy src", "~/.config/mypy/**"),
     ("git status", "~/.gitconfig"), ("mypy src", "~/.mypy.ini"), ("npm test", "~/.npmrc"), ("npx tsc", "~/.npmrc"),
     ("less src/x.py", "~/.lesskey"), ("less src/x.py", "~/.config/lesskey"),
+    # (man-db's ~/.manpath: its DEFINE lines name the programs man formats a page with, s236)
+    ("man ls", "~/.manpath"), ("man -l src/x.py", "~/.manpath"),
 ])
 def test_each_user_settings_file_counts(setup: Setup, line: str, writable: str) -> None:
     assert _verdict(setup, line, writable) is not Effect.ALLOW
@@ -498,3 +500,22 @@ def test_a_project_or_package_named_below_the_home_folder_counts(setup: Setup, l
     assert verdict("~/scratch/**") is not Effect.ALLOW
     if "~other" not in line:
         assert verdict("~/elsewhere/**") is Effect.ALLOW
+
+
+# -- s236: man's pages beside the folders of PATH and in those of MANPATH --------------------------
+@pytest.mark.parametrize("line", ["man zzz", "man ls", "man -k x"])
+def test_a_manual_page_folder_the_agent_may_write_asks(setup: Setup, monkeypatch: pytest.MonkeyPatch,
+                                                       line: str) -> None:
+    """man-db looks for pages beside each folder of ``PATH`` before the system's
+    (``~/.local/bin`` gives ``~/.local/share/man``): a page there takes in any file (``.so
+    ~/.ssh/id_rsa`` was printed by ``man zzz``, man-db 2.11, under bash and dash). The
+    scratch world of the hostile corpus has no such folder the agent may write, so the case is
+    proven here against the engine."""
+    monkeypatch.setenv("PATH", f"/usr/bin:{setup.home}/.local/bin:/bin")
+    monkeypatch.delenv("MANPATH", raising=False)
+    assert _verdict(setup, line, "~/.local/share/**") is not Effect.ALLOW
+    assert _verdict(setup, line, "~/.local/share/*.txt") is Effect.ALLOW  # (no page folder)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert _verdict(setup, line, "~/.local/share/**") is Effect.ALLOW
+    monkeypatch.setenv("MANPATH", f"{setup.home}/.local/share/man:")
+    assert _verdict(setup, line, "~/.local/share/**") is not Effect.ALLOW

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt
 
@@ -262,11 +264,23 @@ def test_a_write_the_system_refuses_is_said_in_the_persons_language(qtbot, home:
     assert "No space left on device" in page.details.toolTip()  # the system's words, for a report
 
 
-def test_a_home_with_no_app_says_so_instead_of_a_blank_page(qtbot, qloop, home: Path) -> None:
+def test_a_home_with_no_app_says_so_instead_of_a_blank_page(qtbot, qloop, home: Path, monkeypatch) -> None:
+    from echo_desk.mcp import connected
     from echo_desk.ui.core import i18n_qt
 
+    # The look runs off the UI thread and, in an empty home, may end before the page is made
+    # (its answer then comes at once): it is held here, so that "before it finished" is sure.
+    finish = threading.Event()
+    real_detect = connected.detect
+
+    def held_detect(**where: Any) -> Any:
+        finish.wait(10)
+        return real_detect(**where)
+
+    monkeypatch.setattr(connected, "detect", held_detect)
     page = _page(qtbot, home)
-    assert page.details.toPlainText() == ""  # nothing said before the look has finished
+    assert page.details.toPlainText() == "" and not page.looked  # nothing said before the look has finished
+    finish.set()
     qloop.run_until_complete(until(lambda: page.looked))
     assert page.reports == [] and page.apps.topLevelItemCount() == 0
     assert page.details.toPlainText().startswith("No other app that uses MCP servers was found")
@@ -275,3 +289,23 @@ def test_a_home_with_no_app_says_so_instead_of_a_blank_page(qtbot, qloop, home: 
         assert page.details.toPlainText().startswith("这台电脑上没有找到")
     finally:
         i18n_qt.apply_language("en")
+
+
+def test_in_a_900_pixel_settings_window_the_details_and_the_switches_are_whole(qtbot, qloop, home: Path,
+                                                                               chinese) -> None:
+    # Before: the built-in tools' check box carried its whole explanation as one line of text,
+    # held the page ~560 px wide and squeezed the app's details to a column of letters.
+    from echo_desk.ui.core import i18n_qt
+
+    make_home(home)
+    page = _page(qtbot, home)
+    page.resize(700, 560)  # the page's share of a 900 px Settings window
+    page.show()
+    qtbot.waitExposed(page)
+    qloop.run_until_complete(until(lambda: page.reports))
+    for language in ("zh_CN", "en"):
+        i18n_qt.apply_language(language)
+        qtbot.waitUntil(lambda: page.details.width() >= 250)
+        for box in (page.builtins, page.database_writes):
+            assert box.width() >= box.sizeHint().width(), box.text()
+        assert page.builtins_note.isVisible() and page.builtins_note.text() not in page.builtins.text()

@@ -1,0 +1,86 @@
+"""After the hand-back the gateway starts its own engine and MCP servers: a call waits only for the
+server of its own tool, never for a slower one; a list of the tools waits for them all, so none
+of them vanishes from it."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.mcp.helpers import EVERYTHING, time_server_command, wait_until
+
+from .conftest import ASKS, AUTO, App, needs_everything, needs_time, stop_process
+from .test_hand_back import NOT_RUNNING, text
+from .test_handoff import call, receive, send, start
+from .test_handoff import let_go as handed_off
+
+pytestmark = [needs_time, needs_everything]
+
+
+@pytest.fixture
+def gate(short_dir: Path) -> Path:
+    """Where the test holds the slow server back: while a FIFO is there, the server waits on it
+    before it starts (the app's own start, before the FIFO is made, is not held)."""
+    return short_dir / "gate"
+
+
+@pytest.fixture
+def servers(gate: Path) -> dict[str, Any]:
+    from echo_desk.mcp.config import config_path
+
+    command = time_server_command()
+    assert command is not None
+    found = {"time": {"command": command[0], "args": command[1:]},
+             "everything": {"command": "sh", "args": ["-c", '[ -p "$1" ] && read _ < "$1"; exec node "$2" stdio',
+                                                      "sh", str(gate), str(EVERYTHING)]}}
+    config_path().write_text(json.dumps({"mcpServers": found}), encoding="utf-8")
+    return found
+
+
+def open_gate(gate: Path) -> bool:
+    """Let the held server start, if it waits on the gate now (``False``: nobody waits on it)."""
+    try:
+        fd = os.open(gate, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # no reader yet
+            return False
+        raise
+    try:
+        os.write(fd, b"go\n")
+    finally:
+        os.close(fd)
+    return True
+
+
+async def test_a_call_does_not_wait_for_another_servers_start(app: App, gateway_env: dict[str, str], gate: Path) -> None:
+    process = await start("cursor", gateway_env)
+    try:
+        await handed_off(process)
+        os.mkfifo(gate)
+        await app.service.shutdown()  # the gateway's engine starts both servers: "everything" is held
+        await send(process, call(2, ASKS, {"message": "its server is held"}))
+        await send(process, call(3, AUTO, {"timezone": "UTC"}))
+        await send(process, {"jsonrpc": "2.0", "id": 4, "method": "tools/list"})
+        # Before, every call waited for every server: nothing came until the held one's start
+        # was given up (20 s), and then "everything" was gone for the rest of the session.
+        first = await receive(process, timeout=60)
+        assert first["id"] == 3 and first["result"].get("isError") is False, first
+        # Answered while the other server is still held (its reader on the gate, not given up).
+        await wait_until(lambda: open_gate(gate), 30, "the held server waiting on its gate")
+        answers = {}
+        for _ in range(2):
+            answer = await receive(process, timeout=60)
+            answers[answer["id"]] = answer
+        assert NOT_RUNNING in text(answers[2]), answers[2]  # its own server started: then refused at once
+        listed = {tool["name"] for tool in answers[4]["result"]["tools"]}
+        assert {ASKS, AUTO} <= listed  # the list waited for the held server: its tools are there
+    finally:
+        with contextlib.suppress(OSError):
+            open_gate(gate)
+        await stop_process(process)
