@@ -217,7 +217,7 @@ class McpManager:
         if srv is None or not srv.tools or srv.state in (ServerState.CONNECTED, ServerState.DISABLED,
                                                          ServerState.AWAITING_APPROVAL):
             return ""  # off or waiting for approval: ``readiness`` says it
-        return deferred(N_("the server is not connected ({state}): the next call starts it again"),
+        return deferred(N_("The server is not connected ({state}): the next call starts it again"),
                         state=deferred(STATE_LABELS[srv.state]))
 
     def declares_output_schema(self, server: str, registry_name: str) -> bool:
@@ -542,6 +542,11 @@ class McpManager:
                  and persons_paths(srv.conn.started_with) != wanted]
         if stale and not self._closing:
             for name in stale:
+                # Ended here, before the change is reported done: until its restart (on the
+                # manager's loop, later) a call could still reach it and read the newly hidden path.
+                conn = self._servers[name].conn
+                if conn is not None and not conn.end_now():
+                    log.warning("MCP server %s: could not be ended at once for the new sandbox paths", name)
                 future = asyncio.run_coroutine_threadsafe(self._restart_stale(name, wanted), self._loop)
                 self._background.add(future)
                 future.add_done_callback(self._background.discard)
