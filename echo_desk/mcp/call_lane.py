@@ -44,6 +44,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
 from echo_desk.mcp.output_check import QuickOutputCheck
+from echo_desk.mcp.server_process import ServerProcess
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,8 @@ class CallLane:
         self._client: Client | None = None
         self._stamp: Stamp | None = None
         self._output_check = QuickOutputCheck()
+        #: The server's process, when the transport spawned it itself (``stdio_transport``).
+        self.process: ServerProcess | None = None
 
     @property
     def streams(self) -> tuple[MemoryObjectReceiveStream[Incoming], MemoryObjectSendStream[SessionMessage]]:
