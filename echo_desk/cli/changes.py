@@ -15,7 +15,7 @@ from echo_desk.agent.undo.revert import LeftAlone, Reverter, RevertIssue, Revert
 from echo_desk.cli import words
 from echo_desk.common.diffs import labelled_diff
 from echo_desk.common.visible_text import visible
-from echo_desk.i18n import N_, _, aside
+from echo_desk.i18n import N_, _, aside, ngettext
 from echo_desk.runtime import Runtime
 from echo_desk.store.changes import ChangeRecord
 
@@ -106,7 +106,8 @@ def _print_changed_since(reverter: Reverter, step: RevertStep) -> None:
     for line in lines[:SHOWN_DIFF_LINES]:
         print("  " + line)
     if len(lines) > SHOWN_DIFF_LINES:
-        print("  " + _("… {n} more lines").format(n=len(lines) - SHOWN_DIFF_LINES))
+        more = len(lines) - SHOWN_DIFF_LINES
+        print("  " + ngettext("… {n} more line", "… {n} more lines", more).format(n=more))
 
 
 def _issue(issue: RevertIssue) -> str:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from echo_desk.cli import words
 from echo_desk.cli.browser import open_in_browser
 from echo_desk.common.visible_text import visible, visible_json
-from echo_desk.i18n import N_, _, list_text, shown
+from echo_desk.i18n import N_, _, list_text, ngettext, shown
 from echo_desk.mcp.config import ConfigError
 from echo_desk.mcp.importers import ImportAction, apply_import, preview_import
 from echo_desk.mcp.manager import McpManager
@@ -153,8 +153,8 @@ async def sign_in_out(manager: McpManager, args: argparse.Namespace) -> int:
         print(_("not signed in: {why}").format(why=_v(shown(status.detail))), file=sys.stderr)
         return 1
     who = status.sign_in.issuer if status.sign_in is not None else "?"
-    print(_("signed in to {name} with {issuer}; {n} tools").format(name=_v(args.name), issuer=_v(who),
-                                                                   n=len(status.tools)))
+    print(ngettext("signed in to {name} with {issuer}; {n} tool", "signed in to {name} with {issuer}; {n} tools",
+                   len(status.tools)).format(name=_v(args.name), issuer=_v(who), n=len(status.tools)))
     return 0
 
 

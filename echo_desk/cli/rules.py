@@ -34,7 +34,7 @@ from echo_desk.cli import words
 from echo_desk.cli.terminal_host import can_show_brackets
 from echo_desk.common.json_text import read_json
 from echo_desk.common.visible_text import has_hidden, visible
-from echo_desk.i18n import _, aside
+from echo_desk.i18n import _, aside, ngettext
 from echo_desk.store import paths
 from echo_desk.store.grants import GRANTS_FILE, GrantStore
 
@@ -63,7 +63,8 @@ def run_rules_command(engine: PermissionEngine | None, args: argparse.Namespace)
         return _grants(engine, as_json=args.json)
     if command == "revoke":
         if args.all:
-            print(_("revoked {n} grant(s)").format(n=engine.revoke_all()))
+            revoked = engine.revoke_all()
+            print(ngettext("revoked {n} grant", "revoked {n} grants", revoked).format(n=revoked))
             return 0
         if engine.revoke(args.grant_id):
             print(_("revoked {id}").format(id=_show(args.grant_id)))

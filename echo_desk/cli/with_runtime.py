@@ -24,7 +24,7 @@ from echo_desk.cli.mcp import (
 )
 from echo_desk.cli.terminal_host import TerminalHost
 from echo_desk.common.visible_text import visible, visible_json
-from echo_desk.i18n import N_, _, aside, said_by_tool
+from echo_desk.i18n import N_, _, aside, ngettext, said_by_tool
 from echo_desk.mcp.config import ConfigError, load_config
 from echo_desk.mcp.status import ServerState
 from echo_desk.runtime import Runtime
@@ -144,9 +144,8 @@ def awaiting_approval(runtime: Runtime) -> list[str]:
 def awaiting_note(names: list[str]) -> str:
     """``1 MCP server awaits approval: echo-desk mcp approve memory`` (one command per server)."""
     commands = "; ".join(f"echo-desk mcp approve {name}" for name in names)  # not prose: commands to type
-    if len(names) == 1:
-        return _("1 MCP server awaits approval: {commands}").format(commands=commands)
-    return _("{n} MCP servers await approval: {commands}").format(n=len(names), commands=commands)
+    return ngettext("{n} MCP server awaits approval: {commands}", "{n} MCP servers await approval: {commands}",
+                    len(names)).format(n=len(names), commands=commands)
 
 
 _TOOL_HEADINGS = (N_("NAME"), N_("SOURCE"), N_("RISK"), N_("ENABLED"), N_("DEFAULT"), N_("RULES"), N_("READY"),

@@ -44,6 +44,7 @@ from echo_desk.mcp.oauth.bearer import OAuthBearer
 from echo_desk.mcp.oauth.errors import SignInNeeded
 from echo_desk.mcp.own_folder import server_folder
 from echo_desk.mcp.sanitize import MAX_TOOLS_PER_SERVER
+from echo_desk.mcp.server_process import ServerProcess
 from echo_desk.mcp.stdio_transport import stdio_with_lane
 
 if TYPE_CHECKING:
@@ -166,6 +167,7 @@ class ServerConnection:
         self._contained: Contained | None = None
         #: The person's sandbox settings a sandboxed server was started with (else ``None``).
         self.started_with: SandboxSettings | None = None
+        self._process: ServerProcess | None = None
         self._stderr: _StderrTail | None = None
         self._stderr_transport: asyncio.ReadTransport | None = None
         self._client: Client | None = None
@@ -291,6 +293,14 @@ class ServerConnection:
 
     def _keep_lane(self, lane: CallLane) -> None:
         self._lane = lane
+        self._process = lane.process
+
+    def end_now(self) -> bool:
+        """On any thread: end the server's process (and all it started) and wait until it is gone,
+        so that it reads nothing more with the disk it was started with. ``False`` when this
+        transport did not spawn it itself, or it did not end in time; the connection then finds
+        it lost (the next call starts it again)."""
+        return self._process is not None and self._process.end_now()
 
     async def _run(self, ready: asyncio.Future[None]) -> None:
         error: BaseException | None = None

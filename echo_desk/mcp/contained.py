@@ -118,10 +118,10 @@ def contained(cfg: ServerConfig, env: dict[str, str], relay_path: Path | None = 
                "change it through, and Echo Desk could not give it a copy of its own ({error}), so “{name}” was "
                "not started."), error=explained(exc), name=cfg.name)) from exc  # ``exc``: technical detail
     added = settings or SandboxSettings()
-    hidden = [*(folder for _, folder in paths.own_places()),
-              *(Path(p).expanduser() for p in added.hidden_paths if p.strip()),
-              *_in_servers_home(added.hidden_paths, env.get("HOME", ""), folder)]
-    spec = sandbox.SandboxSpec(writable=(folder,), cwd=folder, hidden=tuple(hidden),
+    by_person = [*(Path(p).expanduser() for p in added.hidden_paths if p.strip()),
+                 *_in_servers_home(added.hidden_paths, env.get("HOME", ""), folder)]
+    spec = sandbox.SandboxSpec(writable=(folder,), cwd=folder, hidden=tuple(folder for _, folder in paths.own_places()),
+                               hidden_by_person=tuple(by_person),
                                runs_from=(cfg.command, *cfg.args),
                                # A server runs until stopped, so no placeholders (they would
                                # stay): protected paths missing in its folder are not covered

@@ -34,6 +34,7 @@ from mcp.shared.message import SessionMessage
 
 from echo_desk.mcp import line_cap
 from echo_desk.mcp.call_lane import CallLane, Incoming, through_lane
+from echo_desk.mcp.server_process import ServerProcess
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,7 @@ async def stdio_with_lane(params: StdioServerParameters, errlog: TextIO, keep: C
     # As in the SDK: no awaits from the spawn until the task group is entered, or a cancellation
     # delivered in the gap would leak the live process.
     wire = _Wire(params, process)
+    handle = wire.lane.process = ServerProcess(process.pid)
     keep(wire.lane)
     async with anyio.create_task_group() as group:
         group.start_soon(wire.stdout_reader)
@@ -78,6 +80,7 @@ async def stdio_with_lane(params: StdioServerParameters, errlog: TextIO, keep: C
             wire.lane.end()
             with anyio.CancelScope(shield=True):  # the server must not outlive a cancelled caller
                 await wire.shutdown()
+            handle.close()
             group.cancel_scope.cancel()
     await anyio.lowlevel.cancel_shielded_checkpoint()
 

@@ -107,13 +107,15 @@ def inside(path: str, folder: str) -> bool:
 
 def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: Iterable[Path] = (),
          max_folders: int = repositories.MAX_FOLDERS, before: Inventory | None = None,
-         environs: Sequence[Mapping[str, str]] | None = None, other_homes: Sequence[Path] = ()) -> Inventory:
+         environs: Sequence[Mapping[str, str]] | None = None, other_homes: Sequence[Path] = (),
+         hidden: Sequence[Path] = ()) -> Inventory:
     """The inventory of ``workspace`` (a real, absolute folder). ``writable``: every folder the
     command may change (a git folder elsewhere in one of them is watched too). ``before``: the
     inventory taken before the command, when this one is after it. ``environs``: the environments
     whose variables move the list's places (``moved``; by default Echo Desk's own). ``other_homes``:
     the home folders the command itself is given (its own ``HOME``), whose hidden places are
-    followed through their links as ``home``'s are."""
+    followed through their links as ``home``'s are. ``hidden``: the paths the person hid, whose
+    links are followed as the list's places' are."""
     base = str(workspace)
     folders = [base, *(str(w) for w in writable)]
     found = repositories.find(workspace, max_folders, before.found if before is not None else None)
@@ -185,6 +187,9 @@ def take(workspace: Path, *, home: Path, extra: Iterable[str] = (), writable: It
         hidden_landings += [landing for name in HIDDEN_IN_HOME
                             for landing in theirs.landings(name, runs_code.HIDDEN_SECRET, whole=True)]
         hidden_landings += _linked_from_moved_secrets(other, base, found, environs, theirs)
+    persons = linked.Finder(str(home), base, shared=finder, programs_in_view=True)
+    for place in dict.fromkeys(os.path.realpath(path) for path in hidden):
+        hidden_landings += persons.below(place, runs_code.HIDDEN_SECRET, whole=True)
     if before is None:  # (the check after the command looks again at what was watched before)
         watched += _missing_secrets(home, base, environs)
         # Watched by the check after the command too: a hidden place's link to what does not

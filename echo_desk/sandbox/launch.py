@@ -31,7 +31,7 @@ from echo_desk.sandbox import (
     seccomp,
 )
 from echo_desk.sandbox import relay as relay_launcher
-from echo_desk.sandbox.environment import allowed_environment
+from echo_desk.sandbox.environment import SANDBOX_VALUES, allowed_environment
 from echo_desk.sandbox.guard import Guard
 from echo_desk.sandbox.helper import helper_command
 from echo_desk.sandbox.paths import existing_real, is_under
@@ -57,13 +57,17 @@ class SandboxSpec:
     """What one sandboxed run may touch.
 
     ``writable``: the workspaces (read-write). ``hidden``: extra paths emptied for reading too
-    (Echo Desk's own folders, paths the person added); the usual secret folders of ``home`` are
-    always hidden. ``cwd`` must lie inside a writable folder.
+    (Echo Desk's own folders); ``hidden_by_person``: the paths the person added, emptied too and
+    walked for links as the list's places are; the usual secret folders of ``home`` are always
+    hidden. ``cwd`` must lie inside a writable folder.
     """
 
     writable: tuple[Path, ...]
     cwd: Path
     hidden: tuple[Path, ...] = ()
+    #: (Echo Desk's own folders are not walked: what a command planted is put aside there, and a
+    #: planted link to ``/`` would then refuse every command.)
+    hidden_by_person: tuple[Path, ...] = ()
     home: Path = field(default_factory=Path.home)
     tmp_bytes: int = DEFAULT_TMP_BYTES
     max_processes: int = DEFAULT_MAX_PROCESSES
@@ -241,18 +245,20 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     environment.update(own_env or {})
     for name in unset:
         environment.pop(name, None)
-    environment["TMPDIR"] = "/tmp"
+    environment.update(SANDBOX_VALUES)
     environment["PWD"] = str(cwd)
     # Where the variables move the list's places (``moved``): as the programs you start later
     # read them (Echo Desk's own environment, from your session) and as the command gets them.
     environs = (os.environ if env is None else env, environment)
     own_homes = _own_homes(spec.home, environment, cwd)
     found = [inventory.take(w, home=spec.home, extra=spec.protected, writable=tuple(writable),
-                            max_folders=spec.max_repository_folders, environs=environs, other_homes=own_homes)
+                            max_folders=spec.max_repository_folders, environs=environs, other_homes=own_homes,
+                            hidden=spec.hidden_by_person)
              for w in writable]
     read_only, frozen = _read_only(found, writable, spec.kept_read_only)
     # (With the places' landings through links in the workspaces: ``linked``.)
-    listed = [*(p for home in (spec.home, *own_homes) for p in _always_hidden(home, environs, found)), *spec.hidden]
+    listed = [*(p for home in (spec.home, *own_homes) for p in _always_hidden(home, environs, found)),
+              *spec.hidden, *spec.hidden_by_person]
     hidden = existing_real([*listed, *(Path(p) for inv in found for p in inv.hidden)])
     leading = _leading_links(found, listed)
     _refuse_hidden_links_holding_home(found, listed)
@@ -267,8 +273,8 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
         "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *_KERNEL_SETTINGS_READ_ONLY,
         "--size", str(spec.tmp_bytes), "--tmpfs", "/tmp",
     ]
-    argv += _mounts(spec, command, writable, hidden, read_only, found)
     stand_ins = _missing_protected(found, writable) if spec.guard_missing else []
+    argv += _mounts(spec, command, writable, hidden, read_only, found, [s.path for s in stand_ins])
     guards = tuple(Guard.before(inv, home=spec.home, extra=spec.protected, writable=tuple(writable),
                                 frozen=frozen, put_aside=spec.put_aside, max_folders=spec.max_repository_folders,
                                 environs=environs)
@@ -511,10 +517,11 @@ def _read_only(found: list[inventory.Inventory], writable: list[Path],
 
 
 def _mounts(spec: SandboxSpec, command: list[str], writable: list[Path], hidden: list[Path],
-            read_only: list[Path], found: list[inventory.Inventory]) -> list[str]:
+            read_only: list[Path], found: list[inventory.Inventory], stand_ins: list[Path]) -> list[str]:
     """bwrap's arguments for what the command sees over the read-only root: its own program's
     folders under /tmp, the hidden paths, the writable folders and, inside them, what stays
-    read-only (the order matters: a later mount covers an earlier one)."""
+    read-only (the order matters: a later mount covers an earlier one). ``stand_ins``: the
+    placeholders' paths (mounted after these)."""
     argv: list[str] = []
     for folder in _own_folders_in_tmp([command[0], *spec.runs_from, *(_FORWARDER_NEEDS if spec.proxied else ())]):
         argv += _in_private_tmp(folder)
@@ -523,16 +530,18 @@ def _mounts(spec: SandboxSpec, command: list[str], writable: list[Path], hidden:
             argv += _hide(path, holds_workspace=any(is_under(w, path) for w in writable))
     for folder in writable:
         argv += ["--bind", str(folder), str(folder)]
-    for folder in _holding_hidden(hidden, writable):
-        # A mount point cannot be renamed: without this, 'mv ~/.config ~/.cfg' (the home folder
-        # as the workspace) takes the hidden ~/.config/gcloud along, and the next command, whose
-        # list names ~/.config/gcloud, reads ~/.cfg/gcloud.
+    # A mount point cannot be renamed: without these, 'mv ~/.config ~/.cfg' (the home folder as
+    # the workspace) takes the hidden ~/.config/gcloud along, and the next command, whose list
+    # names ~/.config/gcloud, reads ~/.cfg/gcloud; or takes the read-only ~/.config/git along, and
+    # a git config of the command's own stands at its name until the check after the command (a
+    # 'git status' the person runs meanwhile runs its fsmonitor); 'mv .git .git2' and a rebuilt
+    # .git with a hooks folder of the command's own would walk around the read-only hooks.
+    # (Shallowest first: a bind covers what was bound below it before.)
+    gitdirs = [g for g in existing_real(Path(g) for inv in found for g in inv.self_bound)
+               if any(is_under(g, w) for w in writable)]
+    kept_in_place = dict.fromkeys([*_holding([*hidden, *read_only, *stand_ins], writable), *gitdirs])
+    for folder in sorted(kept_in_place, key=lambda p: len(p.parts)):
         argv += ["--bind", str(folder), str(folder)]
-    for gitdir in existing_real(Path(g) for inv in found for g in inv.self_bound):
-        if any(is_under(gitdir, w) for w in writable):
-            # A mount point cannot be renamed: without this, 'mv .git .git2' and a rebuilt .git
-            # with a hooks folder of the command's own would walk around the read-only hooks.
-            argv += ["--bind", str(gitdir), str(gitdir)]
     for path in read_only:
         argv += ["--ro-bind", str(path), str(path)]
     # Last: a mount is taken from the disk as it is, not as the sandbox sees it, so a read-only
@@ -544,12 +553,13 @@ def _mounts(spec: SandboxSpec, command: list[str], writable: list[Path], hidden:
     return argv
 
 
-def _holding_hidden(hidden: list[Path], writable: list[Path]) -> list[Path]:
-    """The folders of a workspace between it and a hidden place inside it (``~/.config`` for
-    ``~/.config/gcloud`` with the home folder open), shallowest first: each is bound onto itself,
-    so the command can neither rename nor replace it (the hidden place is a mount point itself)."""
+def _holding(kept: list[Path], writable: list[Path]) -> list[Path]:
+    """The folders of a workspace between it and a place kept inside it, hidden, read-only or a
+    placeholder (``~/.config`` for ``~/.config/gcloud`` or ``~/.config/git`` with the home folder
+    open), shallowest first: each is bound onto itself, so the command can neither rename nor
+    replace it (the place is a mount point itself)."""
     found: dict[Path, None] = {}
-    for path in hidden:
+    for path in kept:
         for folder in writable:
             if is_under(path, folder) and path != folder:
                 for parent in reversed(path.relative_to(folder).parents[:-1]):

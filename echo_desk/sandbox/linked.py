@@ -65,6 +65,8 @@ _MAX_CACHED = 50_000
 
 #: Folders the sandbox gives a command its own of: a link into the real one leads nowhere it sees.
 SANDBOX_OWN = ("/dev", "/proc", "/tmp")
+#: The system's programs and libraries (real paths: ``/bin`` is ``/usr/bin`` on most systems).
+_PROGRAMS = tuple(dict.fromkeys(os.path.realpath(p) for p in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64")))
 
 
 class Landing(NamedTuple):
@@ -133,9 +135,13 @@ class Finder:
     the folders' listings and links resolved once each. ``home`` may be any folder the places
     are relative to (a moved place's: ``below``)."""
 
-    def __init__(self, home: str, base: str, *, shared: Finder | None = None) -> None:
+    def __init__(self, home: str, base: str, *, shared: Finder | None = None, programs_in_view: bool = False) -> None:
         self.home = os.path.realpath(home)  # (so that only a link below it tells a path from its real one)
         self.base = base
+        #: A hidden place's links to the system's programs and libraries are left in view (a
+        #: folder the person hid holding a virtual environment: ``bin/python -> /usr/bin/python3``
+        #: would hide Python from every command); they are the packages', no one's secret.
+        self.programs_in_view = programs_in_view
         self._real: dict[str, str] = {}
         #: The folders whose walk stopped at ``MAX_ENTRIES_PER_PLACE``: links further down were
         #: not followed (``shared``: another finder whose lists this one adds to).
@@ -224,8 +230,13 @@ class Finder:
         place's folders outside the workspace, are walked in turn, within ``MAX_FOLLOWED`` and
         ``MAX_ENTRIES_FOLLOWED``: past them the place is named in ``too_far`` (``too_far_protected``)."""
         try:
-            if not stat.S_ISDIR(os.lstat(folder).st_mode) or (_inside(self.base, folder) and folder != self.base):
-                return []  # (a folder holding the workspace is not walked: that would be the workspace)
+            if not stat.S_ISDIR(os.lstat(folder).st_mode) or (
+                    not whole and _inside(self.base, folder) and folder != self.base):
+                # (A protected folder holding the workspace is left: its links lead to its files,
+                # and the workspace is the person's to edit. A hidden one is walked around the
+                # workspace: ``GNUPGHOME=~`` with ``~/project`` open, ``~/private-keys-v1.d/key``
+                # a link to ``/srv/keys/key``, which the command could read by that name.)
+                return []
         except OSError:
             return []
         found: list[Landing] = []
@@ -280,11 +291,15 @@ class Finder:
                 elif whole and _inside(self.home, real) and not any(_inside(real, own) for own in SANDBOX_OWN):
                     if (link, real) not in self.hidden_holds_home:
                         self.hidden_holds_home.append((link, real))
+                elif self.programs_in_view and any(_inside(real, folder) for folder in _PROGRAMS):
+                    continue
                 elif self._lands(real, whole) or (whole and self._followed_outside(real)):
                     found.append(Landing(real, os.path.lexists(real), why, link))
                 elif not whole and self._followed_outside(real):
                     onward.append(real)
-            pending.extend(f"{current}/{name}" for name in listing.folders)
+            # (Not into the workspace from a folder holding it: its files are the command's own.)
+            pending.extend(path for name in listing.folders
+                           if (path := f"{current}/{name}") != self.base or folder == self.base)
             if pending and looked >= MAX_ENTRIES_PER_PLACE:
                 if folder not in self.cut:
                     self.cut.append(folder)

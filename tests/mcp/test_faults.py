@@ -78,7 +78,7 @@ async def test_crash_mid_call_reports_stderr_and_restarts_on_next_call(fault, re
     # the next call starts the server again.
     assert get_tool(registry, "f__echo").is_ready()
     assert shown(get_tool(registry, "f__echo").offline_detail()) == (
-        "the server is not connected (Error): the next call starts it again")
+        "The server is not connected (Error): the next call starts it again")
     again = await get_tool(registry, "f__echo").execute({"text": "back"}, ctx("echo"))
     assert again.success and again.output == "back"
     assert read(fault_log).count("started") == 2

@@ -7,6 +7,7 @@ import json
 import os
 import socket
 import sys
+import time
 import urllib.error
 import urllib.request
 
@@ -79,14 +80,24 @@ def handle(msg):
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [{"name": "probe", "description": "Probe.",
               "inputSchema": {"type": "object", "properties": {"read": {"type": "array"}, "write": {"type": "array"}, "fetch": {"type": "array"},
-                                                                 "connect": {"type": "array"}}}}]}})
+                                                                 "connect": {"type": "array"}, "wait_for": {"type": "array"},
+                                                                 "keep": {"type": "string"}}}}]}})
     elif method == "tools/call":
         args = params.get("arguments") or {}
+        if args.get("wait_for"):  # [mark, flag]: say the call is in flight, then wait for the flag
+            mark, flag = args["wait_for"]
+            open(mark, "w").close()
+            deadline = time.monotonic() + 60
+            while not os.path.exists(flag) and time.monotonic() < deadline:
+                time.sleep(0.02)
         report = {"read": {p: attempt("read", p) for p in args.get("read", [])},
                   "write": {p: attempt("write", p) for p in args.get("write", [])},
                   "fetch": {u: fetch(u) for u in args.get("fetch", [])},
                   "connect": {a: connect(a) for a in args.get("connect", [])},
                   "env": dict(os.environ), "cwd": os.getcwd(), "fds": descriptors()}
+        if args.get("keep"):  # what it read, kept where it may write (its folder), past the call
+            with open(args["keep"], "w") as fh:
+                json.dump(report["read"], fh)
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": json.dumps(report)}]}})
     elif rid is not None:
         send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}})

@@ -624,18 +624,17 @@ async def test_a_protected_file_reached_through_linked_folders_stays_read_only_w
     assert plugin.read_text() == '" mine\n', result.output
 
 
-async def test_a_protected_file_reached_through_linked_folders_is_put_aside_after_its_folder_is_moved(
+async def test_a_protected_file_reached_through_linked_folders_stays_put_when_its_folder_is_moved(
         jail: Jail) -> None:
-    """The read-only mount moves with a folder above it renamed (``mv dotfiles x``): the new
-    ``dotfiles/vim/mine.vim`` is what Vim would run; the check after the command puts it aside
-    (the person's own is where the command moved it, ``x/vim/mine.vim``)."""
+    """The read-only mount moved with a folder above it renamed (``mv dotfiles x``), and a new
+    ``dotfiles/vim/mine.vim`` stood where Vim reads until the check after the command put it aside.
+    The folders above a read-only place are kept in place now: the move is refused."""
     plugin = _vim_plugin_through_linked_folders(jail, 2)
     command = f"mv dotfiles x && mkdir -p dotfiles/vim && printf \"{_vim_runs(jail)}\" > dotfiles/vim/mine.vim"
     result = await run(tool_with(), {"command": command}, context(jail.workspace))
     assert result.metadata["sandbox"]["sandboxed"] is True
-    assert not plugin.exists(), result.output
-    assert "dotfiles/vim/mine.vim" in [p["path"] for p in result.metadata["sandbox"]["planted"]]
-    assert (jail.workspace / "x" / "vim" / "mine.vim").read_text() == '" mine\n'
+    assert result.metadata["sandbox"]["blocked"] == ["kept_in_place"], result.output
+    assert plugin.read_text() == '" mine\n' and not (jail.workspace / "x").exists(), result.output
     if shutil.which("vim"):
         _person_starts_vim(jail)
         assert _ran(jail) == 0, result.output

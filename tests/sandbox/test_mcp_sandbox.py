@@ -283,7 +283,7 @@ async def _engine_with_probe(jail: Jail, store: SettingsStore) -> Runtime:
     return runtime
 
 
-async def _probe(runtime: Runtime, **arguments: list[str]) -> Envelope:
+async def _probe(runtime: Runtime, **arguments: list[str] | str) -> Envelope:
     return await runtime.dispatcher.execute_tool(
         ToolCall(id=new_call_id(), name="probe__probe", arguments=json.dumps(arguments)),
         Scope(label="chat"), ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE))
@@ -340,6 +340,55 @@ async def test_a_path_hidden_while_a_sandboxed_server_runs_is_hidden_from_it_at_
         await runtime.aclose()
 
 
+
+@requires_bwrap
+async def test_once_a_hidden_path_is_saved_no_call_of_a_running_server_reads_it(jail: Jail) -> None:
+    """The restart for the new hidden paths was scheduled on the manager's loop: a call made just
+    after the setting was saved (the page says so) could still reach the server started before it,
+    which read the path. The server started with the old paths is stopped before the change returns."""
+    private = jail.outside / "private.txt"
+    private.write_text("private-value")
+    store = SettingsStore.in_memory()
+    runtime = await _engine_with_probe(jail, store)
+    try:
+        assert "private-value" in (await _probe(runtime, read=[str(private)])).content
+        store.update(lambda s: s.sandbox.hidden_paths.append(str(private)))
+        after = await _probe(runtime, read=[str(private)])
+    finally:
+        await runtime.aclose()
+    assert "private-value" not in after.content + after.error
+
+@requires_bwrap
+async def test_a_call_in_flight_when_a_path_is_hidden_does_not_read_it_afterwards(jail: Jail) -> None:
+    """A call the server is still working on when the person saves a hidden path: the server
+    started before it went on and read the path once the setting was saved (it kept the mounts it
+    started with until its restart), and kept it in its folder (tested: the file held the value,
+    though the call's result was dropped with the restart). It is ended before the change
+    returns: it reads nothing more."""
+    private = jail.outside / "private.txt"
+    private.write_text("private-value")
+    mark, flag, kept = jail.workspace / "in-flight", jail.base / "go-on", jail.workspace / "kept.json"
+    store = SettingsStore.in_memory()
+    runtime = await _engine_with_probe(jail, store)
+    try:
+        call = asyncio.ensure_future(_probe(runtime, read=[str(private)], wait_for=[str(mark), str(flag)],
+                                            keep=str(kept)))
+        deadline = time.monotonic() + 30
+        while not _exists(mark):
+            assert time.monotonic() < deadline and not call.done(), "the call never reached the server"
+            await asyncio.sleep(0.02)
+        store.update(lambda s: s.sandbox.hidden_paths.append(str(private)))
+        flag.touch()  # (the server, were it still running, reads the path now)
+        during = await call
+    finally:
+        flag.touch()
+        await runtime.aclose()
+    assert "private-value" not in during.content + during.error
+    assert not _exists(kept) or "private-value" not in kept.read_text()
+
+
+def _exists(path: Path) -> bool:
+    return path.exists()
 
 @requires_bwrap
 @pytest.mark.parametrize("inside", ["data:connected-apps", "data:mcp-servers/other", "cache:sandbox"])

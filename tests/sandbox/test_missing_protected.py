@@ -148,7 +148,9 @@ async def test_renaming_the_folder_above_a_placeholder_leaves_nothing_behind(
     """The home folder as the workspace, ``~/.config/fish`` missing (a placeholder while the command
     runs) and no hidden place in ``~/.config`` (which would keep it in place): ``mv ~/.config
     ~/.cfg2`` took the placeholder along, and ``~/.cfg2/fish`` stayed on disk for good (only
-    ``~/.config/fish`` was looked at)."""
+    ``~/.config/fish`` was looked at); then a ``~/.config/fish`` of the command's own stood at the
+    name fish reads until the check after the command. The folder is kept in place now (bound
+    onto itself), so the move is refused and nothing is left behind."""
     home_ws = jail.base / "plain-home"
     (home_ws / ".config").mkdir(parents=True)
     monkeypatch.setenv("HOME", str(home_ws))
@@ -156,7 +158,7 @@ async def test_renaming_the_folder_above_a_placeholder_leaves_nothing_behind(
     line = "mv .config .cfg2 && ls -a .cfg2"
     command = line if shell == "bash" else f"dash -c '{line}'"
     result = await run(tool_with(), {"command": command}, context(home_ws))
-    assert result.success and result.metadata["sandbox"]["sandboxed"] is True, result.output
-    moved = home_ws / ".cfg2"
-    assert "fish" in result.output and (moved / "mine").read_text() == "kept\n", result.output
-    assert not (moved / "fish").exists() and not (home_ws / ".config" / "fish").exists()
+    assert result.metadata["sandbox"]["sandboxed"] is True, result.output
+    assert result.metadata["sandbox"]["blocked"] == ["kept_in_place"], result.output
+    assert (home_ws / ".config" / "mine").read_text() == "kept\n" and not (home_ws / ".cfg2").exists()
+    assert not (home_ws / ".config" / "fish").exists()

@@ -112,3 +112,34 @@ def test_ui_and_cli_text_is_never_glued_together() -> None:
         in_ui = "ui" in path.relative_to(ROOT).parts
         found += glued_text(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)), check_joins=in_ui)
     assert found == [], "\n".join(found)
+
+
+#: A count written into a message ("1 MCP server…", "{n} bytes", "grant(s)"): English has two
+#: forms and other languages more, so a counted message is one ``ngettext`` call with both.
+_COUNTED = re.compile(r"^1 [A-Za-z]|\{n\} (?:more )?[a-z]+(?:s\b|\(s\))")
+
+
+def counted_without_plural(source: str, path: str = "<text>") -> list[str]:
+    """Every ``_()``/``N_()`` message in ``source`` that counts something without ``ngettext``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("_", "N_") \
+                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str) \
+                and _COUNTED.search(node.args[0].value):
+            found.append(f"{path}:{node.lineno}: {node.args[0].value}")
+    return found
+
+
+def test_the_count_lint_finds_a_count_written_into_one_form() -> None:
+    assert counted_without_plural('x = _("1 MCP server awaits approval: {commands}")')
+    assert counted_without_plural('x = _("revoked {n} grant(s)").format(n=n)')
+    assert counted_without_plural('x = _("Binary content, {n} bytes").format(n=n)')
+    assert counted_without_plural('x = ngettext("{n} rule", "{n} rules", n)') == []
+    assert counted_without_plural('x = _("{n} in").format(n=tokens)') == []
+
+
+def test_ui_and_cli_counts_use_ngettext() -> None:
+    found: list[str] = []
+    for path in CHECKED:
+        found += counted_without_plural(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
+    assert found == [], "\n".join(found)

@@ -160,8 +160,9 @@ def own_folder_targets(command: str, cwd: Path, *, sandboxed: bool) -> tuple[Tar
 def sandbox_spec(settings: Settings, plan: CommandPlan, writable: Iterable[Path], cwd: Path) -> sandbox.SandboxSpec:
     own_program_unshared()
     hidden = [folder for _, folder in paths.own_places()]
-    hidden += [Path(p).expanduser() for p in settings.sandbox.hidden_paths if p.strip()]
-    return sandbox.SandboxSpec(writable=tuple(writable), cwd=cwd, hidden=tuple(hidden), proxied=bool(plan.domains),
+    by_person = [Path(p).expanduser() for p in settings.sandbox.hidden_paths if p.strip()]
+    return sandbox.SandboxSpec(writable=tuple(writable), cwd=cwd, hidden=tuple(hidden),
+                               hidden_by_person=tuple(by_person), proxied=bool(plan.domains),
                                protected=tuple(settings.sandbox.protected_paths), put_aside=paths.put_aside_dir(),
                                kept_read_only=paths.own_program())
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from echo_desk.agent.scope import ScopeLink
 from echo_desk.agent.subagents import Refusal, RefusalReason, SpawnGrants
-from echo_desk.i18n import _, labelled, list_text
+from echo_desk.i18n import _, labelled, list_text, ngettext
 from echo_desk.ui.core.labels import risk_label
 
 
@@ -42,7 +42,8 @@ def refusal_text(refusal: Refusal, max_depth: int) -> str:
             return _("{tool}: a “{risk}” tool, above what this sub-agent may do (“{ceiling}”)").format(
                 tool=refusal.subject, risk=risk_label(refusal.risk or ""), ceiling=risk_label(refusal.ceiling or ""))
         case RefusalReason.TOO_DEEP:
-            return _("delegate: sub-agents may nest at most {n} levels deep").format(n=max_depth)
+            return ngettext("delegate: sub-agents may nest at most {n} level deep",
+                            "delegate: sub-agents may nest at most {n} levels deep", max_depth).format(n=max_depth)
     return str(refusal)
 
 

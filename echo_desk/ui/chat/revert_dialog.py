@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from echo_desk.agent.undo.resolution import Resolution
 from echo_desk.common.visible_text import has_hidden, path_hides_text, visible, visible_path
-from echo_desk.i18n import _
+from echo_desk.i18n import _, ngettext
 from echo_desk.ui.chat.revert_text import record_not_restorable_text
 from echo_desk.ui.widgets.warning_note import warning_note
 
@@ -53,7 +53,7 @@ def shown_content(data: bytes | None, *, absent: str) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        return _("Binary content, {n} bytes").format(n=len(data))
+        return ngettext("Binary content, {n} byte", "Binary content, {n} bytes", len(data)).format(n=len(data))
     # Line feeds stay lines (a CRLF end too); every other hidden character is shown as ⟨U+…⟩.
     if len(text) <= _MAX_SHOWN_CHARS:
         return visible(text)

@@ -145,10 +145,10 @@ class CatalogBackend:
         status = self.runtime.breakers.status(name)
         failures = status.consecutive_failures
         if status.state is BreakerState.OPEN:
-            return ngettext("paused after {n} failure, retry in {s} s", "paused after {n} failures, retry in {s} s", failures).format(
+            return ngettext("Paused after {n} failure, retry in {s} s", "Paused after {n} failures, retry in {s} s", failures).format(
                 n=failures, s=max(1, math.ceil(status.retry_in_seconds)))
         if status.state is BreakerState.HALF_OPEN:
-            return ngettext("trying again after {n} failure", "trying again after {n} failures", failures).format(n=failures)
+            return ngettext("Trying again after {n} failure", "Trying again after {n} failures", failures).format(n=failures)
         if failures:
             return ngettext("{n} recent failure", "{n} recent failures", failures).format(n=failures)
         return ""

@@ -324,7 +324,10 @@ class ToolCatalogModel(QStandardItemModel):
             elif not readiness.ready:
                 # A plugin's detail is a message id of its own catalog (ours are translated already);
                 # Echo Desk's own may be English for the model, said to the person with ``for_person``.
-                parts.append(said_by_tool(tool, readiness.detail) or _("Not ready"))
+                # Headed "Not ready", as "Ready" is: the details are lower-case clauses ("no database
+                # configured"), written to follow a colon, and a person's names may start them.
+                why = said_by_tool(tool, readiness.detail)
+                parts.append(_("Not ready: {reason}").format(reason=why) if why else _("Not ready"))
             offline = getattr(tool, "offline_detail", None)  # an MCP tool's server that failed
             if callable(offline) and (note := offline()):
                 parts.append(shown(note))
@@ -332,12 +335,15 @@ class ToolCatalogModel(QStandardItemModel):
             if breaker:
                 parts.append(breaker)
             if self.backend.hidden_from_model(name):
-                parts.append(_("hidden from this model"))
+                parts.append(_("Hidden from this model"))
             warnings = self._warnings.get(name, ())
             if warnings:
                 # A badge with the first reason; the tool's tooltip lists them all.
                 parts.append("⚠ " + _("Warning: {reason}").format(reason=visible(warnings[0], one_line=True)))
             text = " · ".join(parts) if parts else _("Ready")
+            # A narrow column elides a long status: the whole of it on hover (a failed check's
+            # technical detail instead, which its sentence leads into).
+            detail_tip = detail_tip or (plain_tooltip(text) if parts else "")
             if self._fill_icon(name, cells[COL_TOOL], tool.display_icon, keep_place=self._from_mcp(name)):
                 changed.append(cells[COL_TOOL])
             if cells[COL_STATUS].text() != text or cells[COL_STATUS].toolTip() != detail_tip:

@@ -39,6 +39,7 @@ from echo_desk.ui.settings.catalog_model import (
     PolicyRole,
     ToolCatalogModel,
 )
+from echo_desk.ui.settings.catalog_tree import CatalogTree
 
 _POLICIES = ("", "ask", "always", "never")
 
@@ -108,7 +109,7 @@ class ToolsPage(QWidget):
         client_bar.addWidget(self.client_builtins, 2)
         layout.addLayout(client_bar)
 
-        self.tree = QTreeView()
+        self.tree = CatalogTree()
         self.tree.setModel(self.model)
         self.filtering: CatalogFilter = CatalogFilter(self.tree, self.model)
         self.tree.setUniformRowHeights(True)  # 2,000 rows: skip per-row measuring
@@ -118,14 +119,13 @@ class ToolsPage(QWidget):
                                   | QTreeView.EditTrigger.DoubleClicked)
         header = self.tree.header()
         header.setSectionResizeMode(COL_TOOL, QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(COL_DESCRIPTION, QHeaderView.ResizeMode.Stretch)
+        # Not Stretch: the tree gives the description the room left (``CatalogTree``).
+        header.setSectionResizeMode(COL_DESCRIPTION, QHeaderView.ResizeMode.Interactive)
         # Not ResizeToContents: that measures every row on each relayout (a filter keystroke).
         header.setSectionResizeMode(COL_RISK, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(COL_STATUS, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(COL_POLICY, QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(False)
-        header.resizeSection(COL_TOOL, 230)
-        header.resizeSection(COL_STATUS, 210)
         header.resizeSection(COL_POLICY, 140)
         header.setSectionResizeMode(COL_CLIENT, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(COL_CLIENT, 150)
@@ -172,6 +172,7 @@ class ToolsPage(QWidget):
             _("Default ({policy})").format(policy=policy_label(p)) + " · " + _("rules: {n}").format(n=99))
             for p in ("always", "ask", "never"))
         self.tree.header().resizeSection(COL_POLICY, max(140, policy_width + 24))
+        self.tree.fit_columns()
         self.hint.setText(_("Unchecked tools are never offered to the model and are refused if it calls "
                             "them anyway. Changes apply at once."))
         self.help_button.setText(_("About scopes and sub-agents…"))
@@ -221,15 +222,20 @@ class ToolsPage(QWidget):
         """The last column shows what ``key`` sees; '' hides it (the chat sees the checked tools)."""
         self.model.set_client(key or None)
         self.tree.setColumnHidden(COL_CLIENT, not key)
+        self.tree.fit_columns()
         self.client_builtins.setVisible(bool(key))
         if key:
             profile = self.backend.settings.current.gateway.client(key)
             self.client_builtins.blockSignals(True)
             self.client_builtins.setChecked(profile.builtins)
             self.client_builtins.blockSignals(False)
-            self.client_builtins.setText(_("Offer Echo Desk's own tools to {client} (file edits with review and "
-                                           "undo, commands in the sandbox, database reads)").format(
+            # Short: a check box does not wrap, and with what the tools are in its text the Settings
+            # window could not be narrower than ~1,160 px. What they are is in its tooltip.
+            self.client_builtins.setText(_("Offer Echo Desk's own tools to {client}").format(
                 client=visible(display_name(key), one_line=True)))
+            what = _("File edits with review and undo, commands in the sandbox, database reads.")
+            self.client_builtins.setToolTip(what)
+            self.client_builtins.setAccessibleDescription(what)
 
     def _set_client_builtins(self, on: bool) -> None:
         key = self.clients.currentData() or ""

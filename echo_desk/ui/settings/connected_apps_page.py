@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSplitter,
+    QStyle,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -97,13 +98,21 @@ class ConnectedAppsPage(QWidget):
         profile_layout = QVBoxLayout(self.profile)
         self.builtins = QCheckBox()
         self.builtins.toggled.connect(lambda on: self._set_profile(builtins=on))
+        # What they are, wrapped under the check box: as its own text (a check box does not wrap)
+        # it held the page ~560 px wide and squeezed the app's details to a column of letters.
+        self.builtins_note = QLabel()
+        self.builtins_note.setWordWrap(True)
+        theme.styled(self.builtins_note, lambda p: f"color: {p.muted}")
+        style = self.builtins.style()
+        self.builtins_note.setContentsMargins(style.pixelMetric(QStyle.PixelMetric.PM_IndicatorWidth)
+                                              + style.pixelMetric(QStyle.PixelMetric.PM_CheckBoxLabelSpacing), 0, 0, 0)
         self.database_writes = QCheckBox()
         self.database_writes.toggled.connect(lambda on: self._set_profile(database_writes=on))
         self.tools_label = QLabel()
         self.tools_label.setWordWrap(True)
         self.tools = QListWidget()
         self.tools.itemChanged.connect(self._tool_toggled)
-        for widget in (self.builtins, self.database_writes, self.tools_label, self.tools):
+        for widget in (self.builtins, self.builtins_note, self.database_writes, self.tools_label, self.tools):
             profile_layout.addWidget(widget)
         lower_layout.addWidget(self.profile, 2)
         splitter.addWidget(lower)
@@ -151,8 +160,9 @@ class ConnectedAppsPage(QWidget):
         self.undo_button.setAccessibleName(_("Undo: put the selected app's servers back"))
         self.refresh_button.setText(_("Look again"))
         self.refresh_button.setAccessibleName(_("Look for apps again"))
-        self.builtins.setText(_("Echo Desk's own tools (file edits with review, commands in the sandbox, "
-                                "database reads)"))
+        self.builtins.setText(_("Echo Desk's own tools"))
+        self.builtins_note.setText(_("File edits with review, commands in the sandbox, database reads."))
+        self.builtins.setAccessibleDescription(self.builtins_note.text())
         self.database_writes.setText(_("Database writes too"))
         self.tools_label.setText(_("Tools this app sees (untick to hide one from it):"))
         self.no_tools_text = _("No tools yet: the servers moved behind Echo Desk appear here once you approved "

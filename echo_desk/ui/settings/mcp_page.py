@@ -229,7 +229,8 @@ class McpPage(QWidget):
         if status is None:
             self.details.setPlainText(_("No MCP servers are configured."))
             return
-        lines = [f"{status.name} — {state_text(status.state)}"]
+        # One message, so a language orders and punctuates the name and the state its own way.
+        lines = [_("{server} — {state}").format(server=status.name, state=state_text(status.state))]
         if status.detail:
             lines.append(_(shown(status.detail)))  # a message id, or text the engine built (deferred)
         lines.extend(self._sign_in_lines(status))
@@ -250,7 +251,7 @@ class McpPage(QWidget):
                 flags = clause_text(labelled(_(FLAG_LABELS[f.kind]), shown(f.detail))
                                     for f in tool.flags)
                 named = aside(tool.registry_name, tool.original_name)
-                lines.append(f"  {named} — {flags}" if flags else f"  {named}")
+                lines.append("  " + (_("{tool} — {flags}").format(tool=named, flags=flags) if flags else named))
         if status.stderr_tail:
             lines.append("")
             lines.append(_("Last lines of its error output:"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from echo_desk.i18n import _
+from echo_desk.i18n import _, ngettext
 from echo_desk.providers.local.gguf import GgufInfo, read_gguf_info
 from echo_desk.providers.local.profiles import ModelProfile, profile_for_file
 from echo_desk.ui.core import marshal
@@ -20,8 +20,8 @@ def summary_text(info: GgufInfo, profile: ModelProfile) -> str:
     if info.parameter_count:
         parts.append(_("{n} million weights").format(n=f"{info.parameter_count / 1e6:,.0f}"))
     if info.context_length:
-        parts.append(_("trained for {n} tokens, run with {m}").format(
-            n=f"{info.context_length:,}", m=f"{profile.context_size:,}"))
+        parts.append(ngettext("trained for {n} token, run with {m}", "trained for {n} tokens, run with {m}",
+                              info.context_length).format(n=f"{info.context_length:,}", m=f"{profile.context_size:,}"))
     parts.append(_("tool calls checked by a grammar") if profile.structured_calls
                  else _("the file's own chat template"))
     if profile.hidden_tools:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QBrush, QColor, QFontDatabase
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSplitter,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -67,6 +69,21 @@ RULE_TEMPLATE = (f'[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "{TEMPL
                  f'examples = {{ match = ["git status -s"], not_match = ["git status; rm -rf x"] }}\n')
 
 
+class _WrappedReason(QStyledItemDelegate):
+    """Measures a reason at its column's width: a tree asks its delegate for a row's height with
+    no width, and the text then measures as one long line."""
+
+    def __init__(self, tree: QTreeWidget) -> None:
+        super().__init__(tree)
+        self._tree = tree
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        sized = QStyleOptionViewItem(option)
+        # (A rect with no height is "not valid", and the style then measures one line as well.)
+        sized.rect = QRect(0, 0, self._tree.header().sectionSize(index.column()), max(1, option.rect.height()))
+        return super().sizeHint(sized, index)
+
+
 def _layer_text(rule: Rule) -> str:
     layer = _(LAYER_LABELS[rule.source.layer])
     return f"{layer} · {rule_place(rule)}" if rule.source.path else layer
@@ -102,7 +119,9 @@ class RulesTab(QWidget):
         self.rules = QTreeWidget()
         self.rules.setColumnCount(6)
         self.rules.setRootIsDecorated(False)
-        self.rules.setUniformRowHeights(True)
+        # A long reason wraps onto more lines of its row instead of ending in "…".
+        self.rules.setWordWrap(True)
+        self.rules.setItemDelegateForColumn(3, _WrappedReason(self.rules))
         self._size_columns()
         top_layout.addWidget(self.rules, 1)
         self.problems = QLabel()
@@ -196,6 +215,13 @@ class RulesTab(QWidget):
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(2, 240)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        # A row's height is measured once; as the reason's column narrows or widens (the window,
+        # a dragged edge) the wrapped rows are measured again.
+        header.sectionResized.connect(self._reason_resized)
+
+    def _reason_resized(self, column: int, _old: int, _new: int) -> None:
+        if column == 3:
+            self.rules.doItemsLayout()
 
     def _item(self, rule: Rule) -> QTreeWidgetItem:
         # A rule's tool, pattern and reason may come from a cloned repository: made visible.
@@ -204,13 +230,13 @@ class RulesTab(QWidget):
             _(EFFECT_LABELS[rule.effect]), rule_tool(rule),
             visible(pattern, one_line=True) if pattern is not None else _("(whole tool)"),
             visible(rule_reason(rule), one_line=True), visible(_layer_text(rule), one_line=True),
-            _("inactive: not trusted") if not rule.active else _("active"),
+            _("Inactive: not trusted") if not rule.active else _("Active"),
         ])
         if not rule.active:
             item.setToolTip(5, _("inactive until you trust this workspace"))
         item.setToolTip(4, plain_tooltip(visible(rule.source.describe())))
         item.setToolTip(2, plain_tooltip(visible(rule.pattern or "")))
-        item.setToolTip(3, plain_tooltip(visible(rule_reason(rule))))  # the column elides a long reason
+        item.setToolTip(3, plain_tooltip(visible(rule_reason(rule))))
         item.setData(0, Qt.ItemDataRole.UserRole, rule.source.describe())
         item.setData(1, Qt.ItemDataRole.UserRole, rule.source.line if rule.source.path == self.engine.user_file else 0)
         if not rule.active:

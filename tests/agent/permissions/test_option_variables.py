@@ -14,6 +14,7 @@ from echo_desk.agent.permissions import Effect
 from echo_desk.agent.permissions.model import Verdict
 
 from .conftest import Setup
+from .passed_env import pass_on
 
 RULES = """
 [[rule]]
@@ -47,7 +48,7 @@ def _outside(setup: Setup, value: str) -> str:
 def test_echo_desk_s_own_tox_option_variable_is_judged_as_the_option(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     assert _decide(setup, "tox -e x").effect is Effect.ALLOW
-    monkeypatch.setenv(name, _outside(setup, value))
+    pass_on(monkeypatch, name, _outside(setup, value))
     assert _decide(setup, "tox -e x").effect is not Effect.ALLOW
     assert _decide(setup, "nice tox -e x").effect is not Effect.ALLOW  # (also where a wrapper runs it)
 
@@ -60,7 +61,7 @@ def test_echo_desk_s_own_tox_option_variable_is_judged_as_the_option(
 ])
 def test_a_tox_option_variable_naming_nothing_the_agent_may_change_stays_allowed(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
-    monkeypatch.setenv(name, value)
+    pass_on(monkeypatch, name, value)
     assert _decide(setup, "tox -e x").effect is Effect.ALLOW
 
 
@@ -70,7 +71,7 @@ def test_a_tox_option_variable_naming_nothing_the_agent_may_change_stays_allowed
 ])
 def test_a_tox_option_variable_the_engine_does_not_understand_asks(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
-    monkeypatch.setenv(name, value)
+    pass_on(monkeypatch, name, value)
     assert _decide(setup, "tox -e x").effect is not Effect.ALLOW
 
 
@@ -85,14 +86,14 @@ def test_a_tox_option_variable_the_engine_does_not_understand_asks(
 def test_echo_desk_s_own_pip_option_variable_is_judged_as_the_option(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str, line: str) -> None:
     assert _decide(setup, line).effect is Effect.ALLOW
-    monkeypatch.setenv(name, _outside(setup, value))
+    pass_on(monkeypatch, name, _outside(setup, value))
     assert _decide(setup, line).effect is not Effect.ALLOW
 
 
 @pytest.mark.parametrize(("name", "value"), [("PIP_TARGET", "out/t"), ("PIP_LOG", "out/pip.log")])
 def test_pip_writing_where_the_agent_may_write_stays_allowed(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
-    monkeypatch.setenv(name, value)
+    pass_on(monkeypatch, name, value)
     assert _decide(setup, "pip install foo").effect is Effect.ALLOW
     assert _decide(setup, "pip install foo", RULES).effect is not Effect.ALLOW  # (no write rule: asks)
 
@@ -100,13 +101,13 @@ def test_pip_writing_where_the_agent_may_write_stays_allowed(
 @pytest.mark.parametrize("value", ["0", "false", "No", "off"])
 def test_pip_told_not_to_install_for_the_user_stays_allowed(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
-    monkeypatch.setenv("PIP_USER", value)
+    pass_on(monkeypatch, "PIP_USER", value)
     assert _decide(setup, "pip install foo").effect is Effect.ALLOW
 
 
 def test_an_everyday_pip_environment_keeps_pip_allowed(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
     for name, value in EVERYDAY_PIP.items():
-        monkeypatch.setenv(name, value)
+        pass_on(monkeypatch, name, value)
     for line in ("pip install foo", "pip install -U foo bar", "pip list", "pip freeze", "pip show foo",
                  "python3 -m pip install -U foo", "pip download foo"):
         assert _decide(setup, line).effect is Effect.ALLOW, line
@@ -116,7 +117,7 @@ def test_an_everyday_pip_environment_keeps_pip_allowed(setup: Setup, monkeypatch
 def test_the_person_s_own_pip_cache_keeps_pip_allowed(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     """Echo Desk's own PIP_CACHE_DIR is the person's choice, as the default ~/.cache/pip is."""
-    monkeypatch.setenv("PIP_CACHE_DIR", value)
+    pass_on(monkeypatch, "PIP_CACHE_DIR", value)
     assert _decide(setup, "pip install foo", RULES).effect is Effect.ALLOW
 
 
@@ -130,7 +131,7 @@ def test_a_pip_cache_the_line_names_is_judged_by_the_write_rules(setup: Setup) -
 
 def test_an_install_option_is_not_taken_by_a_listing_subcommand(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
     """pip takes a variable only for an option the subcommand has: ``pip list`` ignores PIP_TARGET."""
-    monkeypatch.setenv("PIP_TARGET", "../other/t")
+    pass_on(monkeypatch, "PIP_TARGET", "../other/t")
     assert _decide(setup, "pip list").effect is Effect.ALLOW
     assert _decide(setup, "pip install foo").effect is not Effect.ALLOW
 
@@ -145,7 +146,7 @@ def test_echo_desk_s_own_just_option_variable_is_judged_as_the_option(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, variables: dict[str, str]) -> None:
     assert _decide(setup, "just x").effect is Effect.ALLOW
     for name, value in variables.items():
-        monkeypatch.setenv(name, _outside(setup, value))
+        pass_on(monkeypatch, name, _outside(setup, value))
     assert _decide(setup, "just x").effect is not Effect.ALLOW
 
 
@@ -153,7 +154,7 @@ def test_echo_desk_s_own_just_option_variable_is_judged_as_the_option(
                                            ("JUST_UNSTABLE", "1"), ("JUST_DRY_RUN", "true"), ("JUST_JOBS", "4")])
 def test_a_just_option_variable_naming_nothing_the_agent_may_change_stays_allowed(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
-    monkeypatch.setenv(name, value)
+    pass_on(monkeypatch, name, value)
     assert _decide(setup, "just x").effect is Effect.ALLOW
 
 

@@ -147,7 +147,7 @@ def test_status_column_shows_readiness_and_the_breaker_in_words(qtbot, runtime):
         runtime.breakers.record("read_note", ErrorKind.TIMEOUT, "disk slow")
     page.model.refresh_status()  # what the page's 1 s timer does
     text = page.model._rows["read_note"][COL_STATUS].text()
-    assert text.startswith("paused after 3 failures, retry in ") and text.endswith(" s")
+    assert text.startswith("Paused after 3 failures, retry in ") and text.endswith(" s")
 
 
 def test_a_description_with_an_html_comment_shows_it_in_the_tooltip(qtbot, runtime):
@@ -208,7 +208,7 @@ def test_tools_the_models_profile_hides_say_so_and_stay_enabled(qtbot, builtin_r
     assert "hidden" not in rows["echo_text"][COL_STATUS].text()  # no model connected yet
     backend.model = LocalModel(Path(tmp_path / "never-started.gguf"), get_profile("qwen2.5-coder-tools"))
     page.model.refresh_status()  # what the page's timer does
-    assert rows["echo_text"][COL_STATUS].text().endswith("hidden from this model")
+    assert rows["echo_text"][COL_STATUS].text().endswith("Hidden from this model")
     assert "hidden" not in rows["read_file"][COL_STATUS].text()
     assert rows["echo_text"][COL_TOOL].checkState() == Qt.CheckState.Checked  # still enabled
 
@@ -269,3 +269,57 @@ def test_a_readiness_check_that_raises_is_said_in_chinese_with_its_words_in_the_
     monkeypatch.undo()
     page.model.refresh_status()
     assert page.model._rows["read_note"][COL_STATUS].toolTip() == ""
+
+
+def test_the_description_keeps_readable_room_in_a_narrow_window_in_both_languages(qtbot, runtime, chinese):
+    # Before: in a 900 px Settings window the stretched Description column gave way first, down
+    # to "…" (the name, status and approval columns kept their widths).
+    from echo_desk.ui.core import i18n_qt
+    from echo_desk.ui.settings.catalog_model import COL_DESCRIPTION
+
+    page = _page(qtbot, runtime)
+    page.resize(700, 500)  # the page's share of a 900 px Settings window
+    page.show()
+    qtbot.waitExposed(page)
+    tree, header = page.tree, page.tree.header()
+    for language in ("zh_CN", "en"):
+        i18n_qt.apply_language(language)
+        qtbot.waitUntil(lambda: header.sectionSize(COL_DESCRIPTION) >= 220)
+        # The name and its check box, then the whole description column, in view without scrolling.
+        assert header.sectionViewportPosition(COL_TOOL) == 0
+        assert header.sectionViewportPosition(COL_DESCRIPTION) + header.sectionSize(COL_DESCRIPTION) \
+            <= tree.viewport().width()
+        assert header.sectionSize(COL_TOOL) >= 190
+    page.resize(1200, 500)  # a wide window: the name and status columns at their usual widths again
+    qtbot.waitUntil(lambda: header.sectionSize(COL_TOOL) == 230)
+    assert header.sectionSize(COL_DESCRIPTION) > 220
+    assert sum(header.sectionSize(c) for c in range(header.count()) if not header.isSectionHidden(c)) \
+        == tree.viewport().width()
+
+
+def test_statuses_side_by_side_read_alike_in_both_languages(qtbot, builtin_runtime, chinese):
+    # Before: "Ready" above "no database configured" and "hidden from this model" (lower case).
+    from pathlib import Path
+
+    from echo_desk.providers.local.profiles import get_profile
+    from echo_desk.providers.local.provider import LocalModel
+    from echo_desk.ui.core import i18n_qt
+    from echo_desk.ui.settings.catalog_model import COL_STATUS
+
+    backend = CatalogBackend(builtin_runtime.settings, builtin_runtime)
+    backend.model = LocalModel(Path("never-started.gguf"), get_profile("qwen2.5-coder-tools"))
+    page = ToolsPage(backend)
+    qtbot.addWidget(page)
+    i18n_qt.apply_language("en")
+    rows = page.model._rows
+    texts = {name: cells[COL_STATUS].text() for name, cells in rows.items()}
+    assert texts["db_query"] == "Not ready: no database configured"
+    assert texts["echo_text"] == "Hidden from this model"
+    assert texts["read_file"] == "Ready"
+    assert [t for t in texts.values() if not t[:1].isupper()] == []
+    # A status the column may cut short is whole in its tooltip; "Ready" needs none.
+    assert "Not ready: no database configured" in rows["db_query"][COL_STATUS].toolTip()
+    assert rows["read_file"][COL_STATUS].toolTip() == ""
+    i18n_qt.apply_language("zh_CN")
+    assert rows["db_query"][COL_STATUS].text() == "未就绪：未配置数据库"
+    assert rows["echo_text"][COL_STATUS].text() == "对此模型隐藏"

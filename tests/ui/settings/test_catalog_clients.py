@@ -68,3 +68,32 @@ def test_a_client_connecting_for_the_first_time_appears_in_the_list(qtbot, built
     builtin_runtime.settings.update(lambda s: setattr(s.gateway, "clients", {"zed": GatewayClient()}))
     qtbot.waitUntil(lambda: page.clients.count() == 2, timeout=5000)
     assert page.clients.itemText(1) == "Zed (through MCP)"
+
+
+def test_a_clients_view_fits_a_900_pixel_settings_window_in_both_languages(qtbot, builtin_runtime, chinese) -> None:
+    # Before: the check box "Offer Echo Desk's own tools to Cursor (file edits with review and
+    # undo, …)" did not wrap and held the Settings window ~1,160 px wide.
+    from echo_desk.ui.core import i18n_qt
+    from echo_desk.ui.settings.catalog_model import COL_DESCRIPTION
+    from echo_desk.ui.settings.settings_dialog import SettingsDialog
+
+    store = builtin_runtime.settings
+    store.update(lambda s: setattr(s.gateway, "clients", {"cursor": GatewayClient()}))
+    dialog = SettingsDialog(CatalogBackend(store, builtin_runtime))
+    qtbot.addWidget(dialog)
+    dialog.show_page("tools")
+    page = dialog.tools
+    page.clients.setCurrentIndex(1)
+    page.clients.activated.emit(1)
+    dialog.resize(900, 640)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    for language in ("zh_CN", "en"):
+        i18n_qt.apply_language(language)
+        qtbot.waitUntil(lambda: dialog.width() <= 900)
+        box = page.client_builtins
+        assert box.isVisible() and box.width() >= box.sizeHint().width(), box.text()
+        assert "sandbox" in box.toolTip() or "沙箱" in box.toolTip()
+        header = page.tree.header()
+        assert header.sectionSize(COL_DESCRIPTION) >= 220
+    dialog.close()

@@ -74,7 +74,7 @@ def test_the_tools_of_a_server_that_is_not_connected_say_so_rather_than_ready(qt
 
     class _Failed(_Manager):
         def offline_detail(self, server: str) -> str:
-            return deferred(N_("the server is not connected ({state}): the next call starts it again"),
+            return deferred(N_("The server is not connected ({state}): the next call starts it again"),
                             state=deferred(N_("Error"))) if server == "down" else ""
 
     def entry(server: str) -> CatalogEntry:
@@ -91,8 +91,8 @@ def test_the_tools_of_a_server_that_is_not_connected_say_so_rather_than_ready(qt
     def status(name: str) -> str:
         return model.itemFromIndex(model.tool_index(name).siblingAtColumn(COL_STATUS)).text()
 
-    assert status("down__echo").startswith("the server is not connected (Error): the next call starts it again")
-    assert not status("up__echo").startswith("the server is not connected")
+    assert status("down__echo").startswith("The server is not connected (Error): the next call starts it again")
+    assert not status("up__echo").startswith("The server is not connected")
     i18n_qt.apply_language("zh_CN")
     model.refresh_status()
     assert status("down__echo").startswith("服务器未连接（错误）"), status("down__echo")
@@ -136,8 +136,8 @@ def test_why_an_mcp_tool_is_not_ready_reaches_the_status_column_in_the_persons_l
     def status(server: str) -> str:
         return model.itemFromIndex(model.tool_index(f"{server}__echo").siblingAtColumn(COL_STATUS)).text()
 
-    assert status("off") == "the MCP server “gh” is switched off"
-    assert status("changed") == "the server changed this tool since you approved it: parameter removed: q"
+    assert status("off") == "Not ready: the MCP server “gh” is switched off"
+    assert status("changed") == "Not ready: the server changed this tool since you approved it: parameter removed: q"
     # The model still reads English, whatever the person's language.
     i18n_qt.apply_language("zh_CN")
     assert readiness(records["off"], "off__echo") == "MCP server 'gh': disabled"
@@ -146,5 +146,5 @@ def test_why_an_mcp_tool_is_not_ready_reaches_the_status_column_in_the_persons_l
         text = status(server)
         # Chinese, with no English word from the reason (the names "gh" and "q" are the server's).
         assert re.search("[\u4e00-\u9fff]", text) and not re.search("[A-Za-z]{3,}", text.replace("MCP", "")), text
-    assert status("off") == "MCP 服务器“gh”已关闭", status("off")
+    assert status("off") == "未就绪：MCP 服务器“gh”已关闭", status("off")
     assert "删除参数：q" in status("changed"), status("changed")

@@ -289,3 +289,23 @@ def test_a_home_with_no_app_says_so_instead_of_a_blank_page(qtbot, qloop, home: 
         assert page.details.toPlainText().startswith("这台电脑上没有找到")
     finally:
         i18n_qt.apply_language("en")
+
+
+def test_in_a_900_pixel_settings_window_the_details_and_the_switches_are_whole(qtbot, qloop, home: Path,
+                                                                               chinese) -> None:
+    # Before: the built-in tools' check box carried its whole explanation as one line of text,
+    # held the page ~560 px wide and squeezed the app's details to a column of letters.
+    from echo_desk.ui.core import i18n_qt
+
+    make_home(home)
+    page = _page(qtbot, home)
+    page.resize(700, 560)  # the page's share of a 900 px Settings window
+    page.show()
+    qtbot.waitExposed(page)
+    qloop.run_until_complete(until(lambda: page.reports))
+    for language in ("zh_CN", "en"):
+        i18n_qt.apply_language(language)
+        qtbot.waitUntil(lambda: page.details.width() >= 250)
+        for box in (page.builtins, page.database_writes):
+            assert box.width() >= box.sizeHint().width(), box.text()
+        assert page.builtins_note.isVisible() and page.builtins_note.text() not in page.builtins.text()

@@ -249,16 +249,16 @@ def test_the_catalog_shows_readiness_as_connections_change(qtbot, builtin_runtim
         tools.model.refresh_status()  # what the page's 1 s timer does
         return tools.model._rows[name][COL_STATUS].text()
 
-    assert status("db_query") == "no database configured"
-    assert status("db_execute") == "no connection in write mode"
+    assert status("db_query") == "Not ready: no database configured"
+    assert status("db_execute") == "Not ready: no connection in write mode"
     page = DatabasesPage(builtin_runtime.settings, workspace=lambda: str(workspace))
     qtbot.addWidget(page)
     _fill(page, "pg", "postgres", "postgresql://me@127.0.0.1:1/x", write=True)
     page.save_button.click()
-    assert status("db_execute") == "pg: password missing"
+    assert status("db_execute") == "Not ready: pg: password missing"
     page.password.setText("pw")
     page.save_button.click()
-    qtbot.waitUntil(lambda: status("db_execute") == "pg: connection refused", timeout=5000)
+    qtbot.waitUntil(lambda: status("db_execute") == "Not ready: pg: connection refused", timeout=5000)
     sqlite3.connect(tmp := workspace / "shop.db").close()
     _fill(page, "shop", "sqlite", str(tmp))
     page.save_button.click()

@@ -274,3 +274,22 @@ def test_servers_page_shows_a_servers_words_with_their_hidden_characters_visible
     assert not has_hidden(text.replace("\n", "")), repr(text)
     assert text.count("⟨U+202E⟩gnp.exe") == 5 and "⟨ESC⟩" in text
     assert not has_hidden(page.servers.topLevelItem(0).text(0))
+
+
+def test_the_details_name_the_server_and_its_state_as_each_language_says_it(qtbot, chinese):
+    # Before: "files — 等待你批准启动", the English dash glued in code between name and state.
+    flags = (ToolFlag(kind=FlagKind.CHANGED, detail="description changed"),)
+    tool = SimpleNamespace(registry_name="files__read", original_name="read", flags=flags)
+    manager = StandInManager(statuses_=[
+        SimpleNamespace(name="files", transport="stdio", state="awaiting_approval", detail="", tools=(tool,),
+                        stderr_tail=(), server_info="", problems=(), sign_in=None, icon=None)])
+    page = McpPage(manager, QtHost(), "/cfg/mcp.json")
+    qtbot.addWidget(page)
+    lines = page.details.toPlainText().splitlines()
+    assert lines[0] == "files（等待你批准启动）"
+    assert "  files__read（read）——有变化：description changed" in lines
+    i18n_qt.apply_language("en")
+    lines = page.details.toPlainText().splitlines()
+    assert lines[0] == "files — Waiting for your approval to start"
+    assert "  files__read (read) — Changed: description changed" in lines
+    page.close_page()

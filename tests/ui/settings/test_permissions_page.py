@@ -70,10 +70,10 @@ def test_rules_of_every_layer_with_file_and_line_and_the_workspace_allow_inactiv
     rows = _rows(page.rules.rules)
     mine = next(r for r in rows if r[2] == "echo **")
     assert mine[:2] == ["allow", "shell"] and mine[3] == "printing is harmless"
-    assert mine[4] == "Your rules · permissions.toml line 1" and mine[5] == "active"
+    assert mine[4] == "Your rules · permissions.toml line 1" and mine[5] == "Active"
     untrusted = next(r for r in rows if r[2] == "<b>true</b> **")  # shown as written, never as markup
-    assert untrusted[5] == "inactive: not trusted"
-    assert next(r for r in rows if r[2] == "git push **")[5] == "active"  # deny applies untrusted
+    assert untrusted[5] == "Inactive: not trusted"
+    assert next(r for r in rows if r[2] == "git push **")[5] == "Active"  # deny applies untrusted
     assert any(r[4] == "Built-in" for r in rows)
     assert page.rules.trust_button.isVisibleTo(page) and "allow rules (1)" in page.rules.trust_note.text()
     shown = page.rules.trust_text(page.engine.trust_snapshot(workspace))
@@ -82,7 +82,7 @@ def test_rules_of_every_layer_with_file_and_line_and_the_workspace_allow_inactiv
     assert page.rules.trust_box.textFormat() == Qt.TextFormat.PlainText
     page.rules.trust_box.done(QMessageBox.StandardButton.Yes)
     assert page.engine.is_trusted(workspace)
-    assert next(r for r in _rows(page.rules.rules) if r[2] == "<b>true</b> **")[5] == "active"
+    assert next(r for r in _rows(page.rules.rules) if r[2] == "<b>true</b> **")[5] == "Active"
     assert not page.rules.trust_button.isVisibleTo(page)
 
 
@@ -100,7 +100,7 @@ def test_the_editor_validates_as_you_type_and_saves_only_valid_rules(page, confi
     assert editor.save.isEnabled() and editor.validation.text() == "2 rules, all valid"
     editor.save.click()
     assert (config_dir / "permissions.toml").read_text() == new
-    assert ["deny", "shell", "ls **", "no listing", "Your rules · permissions.toml line 7", "active"] in \
+    assert ["deny", "shell", "ls **", "no listing", "Your rules · permissions.toml line 7", "Active"] in \
         _rows(editor.rules)
     assert page.engine.check_command("ls -l").effect is Effect.DENY
 
@@ -383,3 +383,31 @@ def test_a_rule_for_some_callers_says_whom_it_is_for(qtbot, builtin_runtime, con
     assert rows["ls **"] == "shell"
     chat_rule = next(r for r in builtin_runtime.permissions.load().rules if r.pattern == "git push **")
     assert rule_phrase(chat_rule) == "rule “git push **” (shell) for Echo Desk's chat in permissions.toml line 1"
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_a_long_reason_wraps_whole_in_its_row_and_the_row_shrinks_again_when_there_is_room(page, qtbot, language):
+    # Before: every row was one line tall and a long reason ended in "…" at 1,240 px.
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QFontMetrics
+
+    from echo_desk.ui.core import i18n_qt
+
+    i18n_qt.apply_language(language)
+    rules = page.rules.rules
+    page.resize(900, 600)
+    page.show()
+    qtbot.waitExposed(page)
+    items = [rules.topLevelItem(i) for i in range(rules.topLevelItemCount())]
+    longest = max(items, key=lambda item: QFontMetrics(rules.font()).horizontalAdvance(item.text(3)))
+    one_line = min(rules.visualItemRect(item).height() for item in items)
+
+    def fits() -> bool:
+        width = rules.header().sectionSize(3) - 8  # the cell's own margins
+        needed = QFontMetrics(rules.font()).boundingRect(QRect(0, 0, width, 10_000), Qt.TextFlag.TextWordWrap,
+                                                         longest.text(3)).height()
+        return needed > one_line and rules.visualItemRect(longest).height() >= needed
+
+    qtbot.waitUntil(fits)  # wrapped over more lines, all of them shown
+    page.resize(2400, 600)  # room for it on one line: the row is one line tall again
+    qtbot.waitUntil(lambda: rules.visualItemRect(longest).height() == one_line)
