@@ -206,7 +206,7 @@ def test_echo_desk_s_own_cargo_variable_is_judged_as_the_setting(
     out/ch/config.toml names; ``RUSTC_WRAPPER=out/w`` and the rest ran out/w (cargo 1.95, bash
     and dash): a program or settings file the agent may write, or a setting not understood, asks."""
     assert _decide(setup, line).effect is Effect.ALLOW
-    monkeypatch.setenv(name, value)
+    pass_on(monkeypatch, name, value)
     assert _decide(setup, line).effect is not Effect.ALLOW
 
 
@@ -219,7 +219,7 @@ def test_echo_desk_s_own_cargo_variable_is_judged_as_the_setting(
 ])
 def test_a_cargo_variable_naming_nothing_the_agent_may_change_stays_allowed(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
-    monkeypatch.setenv(name, value.replace("~", str(setup.home)) if value.startswith("~") else value)
+    pass_on(monkeypatch, name, value.replace("~", str(setup.home)) if value.startswith("~") else value)
     for line in CARGO_LINES:
         assert _decide(setup, line).effect is Effect.ALLOW, line
 
@@ -267,7 +267,7 @@ def test_echo_desk_s_own_uv_variable_is_judged_as_the_option(
     there, with ``UV_WORKING_DIRECTORY=../other`` ``uv run x.py`` ran ../other/x.py (uv 0.13.9,
     bash and dash)."""
     assert _decide(setup, line).effect is Effect.ALLOW
-    monkeypatch.setenv(name, _outside(setup, value))
+    pass_on(monkeypatch, name, _outside(setup, value))
     assert _decide(setup, line).effect is not Effect.ALLOW
 
 
@@ -275,7 +275,7 @@ def test_echo_desk_s_own_uv_variable_is_judged_as_the_option(
                                            ("UV_SOMETHING_NEW", "1")])
 def test_uvx_takes_uv_s_variables(setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     assert _decide(setup, "uvx ruff check").effect is Effect.ALLOW
-    monkeypatch.setenv(name, value)
+    pass_on(monkeypatch, name, value)
     assert _decide(setup, "uvx ruff check").effect is not Effect.ALLOW
 
 
@@ -287,7 +287,7 @@ def test_uvx_takes_uv_s_variables(setup: Setup, monkeypatch: pytest.MonkeyPatch,
 ])
 def test_a_uv_variable_naming_nothing_the_agent_may_change_stays_allowed(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
-    monkeypatch.setenv(name, value)
+    pass_on(monkeypatch, name, value)
     for line in (*UV_LINES, "uvx ruff check"):
         assert _decide(setup, line).effect is Effect.ALLOW, line
 
