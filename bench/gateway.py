@@ -205,6 +205,9 @@ async def compare(n: int, socket: Path, gateway: Any, relaying: Any, app_thread_
                         for p in ("direct", "gateway", "relay", "socket", "hops", "bare"))
     print(f"{name:<11} {d:>10.3f} {g:>11.3f} {g / d:>5.2f}× {(g - d) * 1000:>6.0f} µs   {r:>9.3f} {r / d:>5.2f}×   "
           f"{s:>15.3f}   {h:>9.3f} ({h / d:.2f}×)   {b:>14.3f}   {cpu[0] / n:.2f}, {cpu[1] / (3 * n):.2f}")
+    tails = {p: percentile(samples[p], 99) * 1000 for p in ("direct", "gateway", "relay")}
+    print(f"{'':<11} p99: direct {tails['direct']:.3f} ms, gateway {tails['gateway']:.3f} ms "
+          f"({tails['gateway'] / tails['direct']:.2f}×), relay {tails['relay']:.3f} ms")
 
 
 class BareClient:

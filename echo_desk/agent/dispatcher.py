@@ -29,7 +29,7 @@ from echo_desk.agent.envelope import UNDO_NOT_RECORDED_KEY, Envelope, cap_conten
 from echo_desk.agent.host import Host
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.pipeline.approval import approve, attachment_roots, ruling
-from echo_desk.agent.pipeline.audit_record import record_call
+from echo_desk.agent.pipeline.audit_record import begin, record_call
 from echo_desk.agent.pipeline.call import Call, CallRecord, CallStopped, StatusCallback, ignore_status
 from echo_desk.agent.pipeline.checks import acquire_breaker, admitted, parsed_arguments, still_admitted
 from echo_desk.agent.pipeline.execution import preview_on_worker, run_preview, run_with_retries
@@ -207,6 +207,7 @@ class Dispatcher:
         if first is None:
             call.on_status(ToolStatus.RUNNING)
             call.record.ran = True
+            begin(self.audit, call.record)  # while the handler runs
             try:
                 call.kept = await undo.before(call.ctx) if undo else {}
             except ToolError as refused:  # Revert's copy could not be kept: nothing is changed

@@ -55,12 +55,17 @@ _CALL_PARAMS = frozenset({"name", "arguments", "_meta"})
 _INITIALIZE_PARAMS = frozenset({"protocolVersion", "capabilities", "clientInfo", "_meta"})
 
 
+#: Made once (``json.dumps`` with options makes a new encoder on every call: every answer's line).
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_encode_ascii = json.JSONEncoder(separators=(",", ":")).encode
+
+
 def _line(message: dict[str, Any]) -> bytes:
-    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    text = _encode(message)
     try:
         return text.encode("utf-8") + b"\n"
     except UnicodeEncodeError:  # a lone surrogate: escaped, as it came (``protocol.encode``)
-        return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
+        return _encode_ascii(message).encode("ascii") + b"\n"
 
 
 def is_request_id(value: object) -> bool:

@@ -27,8 +27,10 @@ from echo_desk import __version__
 from echo_desk.agent.host import Host
 from echo_desk.gateway import protocol
 from echo_desk.gateway.clients import BadClientName, client_key, display_name
+from echo_desk.gateway.hand_back_failure import HandBackFailure, NotHandedBack
 from echo_desk.gateway.handed import (
     HAND_BACK_SECONDS,
+    Ending,
     InAppBackend,
     asked_deadline,
     receive_pipes,
@@ -57,6 +59,10 @@ log = logging.getLogger(__name__)
 
 #: A connection must say who it is this soon.
 HELLO_DEADLINE_SECONDS = 10.0
+
+#: How long the quit waits for a session being handed back before it ends its serving: the
+#: hand-back's own bound, and a second for it to tidy up after running out of it.
+HAND_BACK_CUTOFF_SECONDS = HAND_BACK_SECONDS + 1
 
 
 def workspace_of(raw: object) -> Path | None:
@@ -243,7 +249,7 @@ class GatewayService:
         for task in tasks:
             task.cancel()
         if handing:
-            _, late = await asyncio.wait(handing, timeout=HAND_BACK_SECONDS + 1)
+            _, late = await asyncio.wait(handing, timeout=HAND_BACK_CUTOFF_SECONDS)
             for task in late:
                 task.cancel()
         if tasks or handing:
@@ -376,8 +382,19 @@ class GatewayService:
         session = McpSession(InAppBackend(connection.session, listed))
         connection.tools_changed = session.tools_changed
         connection.serving = asyncio.current_task()
-        ending = await serve_handed(pipes, session, reader, connection.write_deadline, connection.out,
-                                    connection.quitting)
+        try:
+            ending = await serve_handed(pipes, session, reader, connection.write_deadline, connection.out,
+                                        connection.quitting)
+        except asyncio.CancelledError:
+            # The quit ended the serving while the session was being handed back (a loaded
+            # machine): its pipes are closed, and the Activity tab must say so all the same.
+            if connection.quitting is not None and connection.quitting.is_set():
+                cut = NotHandedBack(HandBackFailure.TOO_SLOW, seconds=HAND_BACK_CUTOFF_SECONDS)
+                self._note_ending(connection, Ending(False, f"not handed back ({cut}): its pipes are closed", cut))
+            raise
+        self._note_ending(connection, ending)
+
+    def _note_ending(self, connection: _Connection, ending: Ending) -> None:
         failed = ending.not_handed_back
         log.log(logging.WARNING if failed else logging.INFO, "the handed session of %s %s", connection.session.client,
                 ending.said)

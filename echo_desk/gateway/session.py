@@ -35,6 +35,9 @@ from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question
 
 log = logging.getLogger(__name__)
 
+#: Made once (``json.dumps`` with options makes a new encoder on every call).
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+
 #: Seconds between progress notifications while a call runs or waits for the person.
 KEEPALIVE_SECONDS = 5.0
 
@@ -212,7 +215,7 @@ class ClientSession:
         self.running += 1
         try:
             envelope = await self.engine.dispatcher.execute_tool(
-                ToolCall(id=new_call_id(), name=name, arguments=json.dumps(arguments, ensure_ascii=False)),
+                ToolCall(id=new_call_id(), name=name, arguments=_encode(arguments)),
                 self.scope, self.host, on_status=on_status,
             )
         finally:

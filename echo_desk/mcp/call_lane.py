@@ -171,8 +171,7 @@ class CallLane:
         waiter: asyncio.Future[types.JSONRPCResponse | types.JSONRPCError] = asyncio.get_running_loop().create_future()
         self._waiting[request_id] = waiter
         try:
-            await self._send(types.JSONRPCRequest(jsonrpc="2.0", id=request_id, method="tools/call",
-                                                  params=data["params"]))
+            await self._send(request_id, "tools/call", data["params"])
             answer = await waiter
         except asyncio.CancelledError:
             if self._waiting.pop(request_id, None) is not None:
@@ -213,15 +212,19 @@ class CallLane:
         if self._stamp is not None:
             self._stamp(data, {})
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-            await self._send(types.JSONRPCNotification(jsonrpc="2.0", method=data["method"], params=data["params"]))
+            await self._send(None, data["method"], data["params"])
 
-    async def _send(self, message: types.JSONRPCRequest | types.JSONRPCNotification) -> None:
-        """To the server: a line of its own on the wire, else through the session's stream."""
-        line = _plain_line(message) if self._send_line is not None else None
+    async def _send(self, request_id: str | None, method: str, params: dict[str, Any]) -> None:
+        """To the server, a request (``request_id``) or a notification: on the wire, its line is
+        spelled straight from these values (no model is built only to be dumped again); else, or
+        when plain JSON cannot spell it, the SDK's message through the session's stream."""
+        line = _plain_line(request_id, method, params) if self._send_line is not None else None
         if self._send_line is not None and line is not None:
             await self._send_line(line)
-        else:
-            await self._write.send(SessionMessage(message))
+            return
+        message = (types.JSONRPCRequest(jsonrpc="2.0", id=request_id, method=method, params=params)
+                   if request_id is not None else types.JSONRPCNotification(jsonrpc="2.0", method=method, params=params))
+        await self._write.send(SessionMessage(message))
 
     def _spawn(self, coro: Awaitable[None]) -> None:
         task = asyncio.ensure_future(coro)
@@ -229,18 +232,20 @@ class CallLane:
         task.add_done_callback(self._background.discard)
 
 
-def _plain_line(message: types.JSONRPCRequest | types.JSONRPCNotification) -> bytes | None:
-    """``message`` as the SDK's writer puts it on the wire (the fields set, by their JSON names),
-    spelled by ``json`` for speed; ``None`` when plain JSON cannot spell it (a value that is no
-    JSON type, a lone surrogate): the SDK's writer then does."""
-    data: dict[str, Any] = {"jsonrpc": message.jsonrpc}
-    if isinstance(message, types.JSONRPCRequest):
-        data["id"] = message.id
-    data["method"] = message.method
-    if message.params is not None:
-        data["params"] = message.params
+#: Made once (``json.dumps`` with options makes a new encoder on every call).
+_encode_line = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+
+def _plain_line(request_id: str | None, method: str, params: dict[str, Any]) -> bytes | None:
+    """A request (or, without ``request_id``, a notification) as the SDK's writer puts its model on
+    the wire (the fields set, by their JSON names), spelled by ``json`` for speed; ``None`` when
+    plain JSON cannot spell it (a value that is no JSON type, a lone surrogate): the SDK's writer
+    then does."""
+    data: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id} if request_id is not None else {"jsonrpc": "2.0"}
+    data["method"] = method
+    data["params"] = params
     try:
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8") + b"\n"
+        return _encode_line(data).encode("utf-8") + b"\n"
     except (TypeError, ValueError):  # UnicodeEncodeError is a ValueError
         return None
 

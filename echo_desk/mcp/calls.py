@@ -30,7 +30,7 @@ from echo_desk.i18n import N_, deferred, for_person
 from echo_desk.mcp.connection import Ending, address_of, gone_detail
 from echo_desk.mcp.results import convert_result, with_planted
 from echo_desk.mcp.sanitize import strip_hidden
-from echo_desk.mcp.status import STATE_LABELS
+from echo_desk.mcp.status import STATE_LABELS, ManagerClosed
 from echo_desk.mcp.url_elicitation import ask_to_open, required_elicitations
 from echo_desk.tools import (
     AnswerAction,
@@ -157,7 +157,12 @@ class CallRouter:
         reason = manager.readiness(server, registry_name)
         if reason:
             return ToolResult.fail(ErrorKind.BUSINESS, reason)
-        conn = await manager.ensure_connection(server)
+        try:
+            conn = await manager.ensure_connection(server)
+        except ManagerClosed:
+            return ToolResult.fail(ErrorKind.DEPENDENCY, for_person(
+                f"MCP server {server!r} is not available: Echo Desk is closing",
+                N_("The MCP server “{server}” is not available: Echo Desk is closing"), server=server))
         if conn is None:
             status = manager.status(server)
             detail = status.detail or deferred(STATE_LABELS[status.state])

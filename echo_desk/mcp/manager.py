@@ -66,6 +66,7 @@ from echo_desk.mcp.resources import info_of as resource_info
 from echo_desk.mcp.sanitize import server_prefix
 from echo_desk.mcp.status import (
     STATE_LABELS,
+    ManagerClosed,
     McpEvent,
     ServerStartApprover,
     ServerStartRequest,
@@ -132,6 +133,8 @@ class McpManager:
             self._loop = asyncio.new_event_loop()
             self._thread = threading.Thread(target=self._loop.run_forever, name="echo-desk-mcp", daemon=True)
             self._thread.start()
+        #: Set when ``aclose`` begins: from then on nothing starts a server (``_start`` refuses).
+        self._closing = False
         self._closed = False
         self._unsubscribe_settings = settings_store.subscribe(self._on_settings)
 
@@ -145,7 +148,7 @@ class McpManager:
             return await coro
         if self._closed:
             coro.close()
-            raise RuntimeError("the MCP manager is closed")
+            raise ManagerClosed("the MCP manager is closed")
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self._loop))
 
     # -- events and status ---------------------------------------------------------------------
@@ -333,6 +336,9 @@ class McpManager:
     async def _start(self, name: str) -> None:
         srv = self._servers[name]
         async with srv.lock:
+            # Checked under the lock: a start that waited there while ``aclose`` stopped the
+            # server would otherwise start it again as the app quits.
+            self._refuse_when_closing()
             if srv.conn is not None and srv.conn.connected:
                 return
             if not srv.config.enabled:
@@ -344,6 +350,7 @@ class McpManager:
                 return
             if not await self._approved(name):
                 return
+            self._refuse_when_closing()  # the approval may have been given as the app quit
             self._set(name, ServerState.STARTING)
             conn = ServerConnection(
                 srv.config,
@@ -366,6 +373,10 @@ class McpManager:
                 return
             srv.sign_in = _summary(conn)
             self._install(name, listed)
+
+    def _refuse_when_closing(self) -> None:
+        if self._closing:
+            raise ManagerClosed("the MCP manager is closing: no server is started any more")
 
     def _note_sign_in_needed(self, srv: ServerRecord, conn: ServerConnection) -> bool:
         """The server asked for a sign-in (or for more consent): say so on its row."""
@@ -529,7 +540,7 @@ class McpManager:
         stale = [name for name, srv in list(self._servers.items())
                  if srv.conn is not None and srv.conn.started_with is not None
                  and persons_paths(srv.conn.started_with) != wanted]
-        if stale and not self._closed:
+        if stale and not self._closing:
             for name in stale:
                 # Ended here, before the change is reported done: until its restart (on the
                 # manager's loop, later) a call could still reach it and read the newly hidden path.
@@ -719,7 +730,7 @@ class McpManager:
     ) -> asyncio.Future[ToolResult]:
         """``call_tool`` as a future of the calling loop (no extra task: this is the hot path)."""
         if self._closed:
-            raise RuntimeError("the MCP manager is closed")
+            raise ManagerClosed("the MCP manager is closed")
         coro = self._router.call(server, registry_name, tool, arguments, ctx)
         if _running_loop() is self._loop:
             return self._loop.create_task(coro)
@@ -732,13 +743,14 @@ class McpManager:
         manager's loop (a gateway's client is served there): no task between them, so the answer
         reaches the caller without two more turns of the loop. ``None`` on any other loop."""
         if self._closed:
-            raise RuntimeError("the MCP manager is closed")
+            raise ManagerClosed("the MCP manager is closed")
         if _running_loop() is not self._loop:
             return None
         return self._router.call(server, registry_name, tool, arguments, ctx)
 
     async def ensure_connection(self, name: str) -> ServerConnection | None:
-        """The live connection, starting the server once if it is not connected (our loop only)."""
+        """The live connection, starting the server once if it is not connected (our loop only).
+        ``ManagerClosed`` once ``aclose`` has begun."""
         srv = self._servers[name]
         if srv.conn is None or not srv.conn.connected:
             await self._start(name)
@@ -747,7 +759,10 @@ class McpManager:
     # -- resources and prompts (the person's, never the model's) ------------------------------
 
     async def _connected(self, name: str) -> ServerConnection:
-        conn = await self.ensure_connection(name)
+        try:
+            conn = await self.ensure_connection(name)
+        except ManagerClosed:
+            raise ResourceError(ResourceProblem.UNAVAILABLE, N_("Echo Desk is closing")) from None
         if conn is None:
             raise ResourceError(ResourceProblem.UNAVAILABLE, N_("the server {name} is not connected"), name=name)
         return conn
@@ -850,8 +865,9 @@ class McpManager:
 
     async def aclose(self) -> None:
         """Close every session, end every child process, stop the manager's thread."""
-        if self._closed:
+        if self._closing:
             return
+        self._closing = True
         self._unsubscribe_settings()
 
         async def run() -> None:

@@ -155,3 +155,8 @@ class McpEvent:
     kind: str
     server: str
     status: ServerStatus
+
+
+class ManagerClosed(RuntimeError):
+    """The MCP manager is closing or closed (the app quits): no server is started any more, so a
+    call or a read made meanwhile fails with this rather than starting one again."""

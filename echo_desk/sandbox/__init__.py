@@ -19,7 +19,7 @@ from echo_desk.lazy_names import names_from_modules
 if TYPE_CHECKING:
     from echo_desk.sandbox.blocked import Blocked, what_was_blocked
     from echo_desk.sandbox.detect import Availability, Status, availability, check_at_start, forget, probe
-    from echo_desk.sandbox.environment import allowed_environment
+    from echo_desk.sandbox.environment import allowed_environment, command_environment
     from echo_desk.sandbox.launch import (
         HiddenSystemFolder,
         HiddenWorkspace,
@@ -41,6 +41,7 @@ _HOME = {
     "forget": "detect",
     "probe": "detect",
     "allowed_environment": "environment",
+    "command_environment": "environment",
     "Change": "planted",
     "Planted": "planted",
     "HiddenSystemFolder": "launch",
@@ -67,6 +68,7 @@ __all__ = [
     "allowed_environment",
     "availability",
     "check_at_start",
+    "command_environment",
     "forget",
     "prepare",
     "probe",

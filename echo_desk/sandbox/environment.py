@@ -3,12 +3,19 @@
 Echo Desk's own environment may hold API keys, tokens, ``DATABASE_URL`` with a password, an
 ``SSH_AUTH_SOCK``...: a name-pattern deny-list always misses one, so only variables named here
 (or starting with ``LC_``) are passed on, sandboxed or not.
+
+``command_environment`` is the one definition of what a ``run_command`` line gets: the runner
+spawns with it and the permission engine judges with it, so the engine never reads a variable
+(``GIT_DIR``, ``CARGO_TARGET_DIR``…) the command does not get, nor misses one it does.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+
+from echo_desk.sandbox.shell import without_start_up_files
 
 #: Locale, terminal, user identity and tool-chain locations: none of these carries a secret.
 ALLOWED_NAMES = frozenset({
@@ -24,6 +31,8 @@ ALLOWED_PREFIXES = ("LC_",)
 #: The variables that list folders to search for programs or libraries.
 SEARCH_PATHS = ("PATH", "LD_LIBRARY_PATH")
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
+#: What a sandboxed command gets in place of Echo Desk's value: the sandbox's own private /tmp.
+SANDBOX_VALUES: Mapping[str, str] = MappingProxyType({"TMPDIR": "/tmp"})
 
 
 def is_allowed(name: str) -> bool:
@@ -51,3 +60,14 @@ def absolute_entries(search_path: str) -> str:
     the command runs in (an empty one too), which is the workspace the agent writes, so a
     planted ``./ls`` or library would be found there before the real one."""
     return ":".join(entry for entry in search_path.split(":") if entry.startswith("/"))
+
+
+def command_environment(source: Mapping[str, str] | None = None, *, sandboxed: bool = False) -> dict[str, str]:
+    """The variables a command line run by ``run_command`` starts with (the shell then sets its
+    own: ``PWD`` for the folder it runs in, ``SHLVL``, ``_``): the allow-list of ``source``
+    (default: this process) without the shell's start-up file variables, and in the sandbox
+    ``SANDBOX_VALUES`` on top."""
+    environment = without_start_up_files(allowed_environment(source))
+    if sandboxed:
+        environment.update(SANDBOX_VALUES)
+    return environment

@@ -31,7 +31,7 @@ from echo_desk.sandbox import (
     seccomp,
 )
 from echo_desk.sandbox import relay as relay_launcher
-from echo_desk.sandbox.environment import allowed_environment
+from echo_desk.sandbox.environment import SANDBOX_VALUES, allowed_environment
 from echo_desk.sandbox.guard import Guard
 from echo_desk.sandbox.helper import helper_command
 from echo_desk.sandbox.paths import existing_real, is_under
@@ -245,7 +245,7 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     environment.update(own_env or {})
     for name in unset:
         environment.pop(name, None)
-    environment["TMPDIR"] = "/tmp"
+    environment.update(SANDBOX_VALUES)
     environment["PWD"] = str(cwd)
     # Where the variables move the list's places (``moved``): as the programs you start later
     # read them (Echo Desk's own environment, from your session) and as the command gets them.

@@ -14,6 +14,10 @@ the journal it is (``safe``); a record the journal could not take (a full disk, 
 process owns the journal) is waited for as before: ``written`` cuts the writer's batch window
 short and calls back once it was tried. The next start folds what the journal holds and the
 database does not, each record once.
+
+A call's record is begun while its tool runs (``RowStart``, ``append_started``), and a journaled
+one may be handed to the writer after the call's answer went (``later``, ``queue_later``): what
+keeps it from then on is its journal line, exactly as for any record the writer had not folded.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from typing import Any
 from echo_desk.common.json_text import read_json
 from echo_desk.common.storable import storable
 from echo_desk.store import held_back
-from echo_desk.store.audit_journal import Journal, journal_path
+from echo_desk.store.audit_journal import Journal, journal_path, json_items
 from echo_desk.store.not_saved import storage_failure_text
 from echo_desk.store.private import connect_private
 from echo_desk.store.redact import redact, redact_text
@@ -112,14 +116,55 @@ class AuditRecord:
         """The stored row; every text column is redacted by secret shape (before it reaches the
         journal) and storable: arguments a model or a client sent may hold lone surrogates (a JSON
         ``"\\udcff"``), which SQLite refuses — once, that ended the writer thread."""
-        row: tuple[Any, ...] = storable((
-            self.at, self.conversation_id, _encode_plain(list(self.scope_chain)), self.call_id, self.tool,
-            self.source, _encode_text(storable(redact(self.arguments))), self.decision,
-            redact_text(self.provenance), int(self.ok), self.error_kind, redact_text(self.error), self.duration_ms,
-            _encode_plain(redact(list(self.file_changes))) if self.file_changes else "[]", self.rule_source,
-            self.grant_id, self.client, self.event.value,
-        ))
-        return row
+        return self.start().row(self.at, self.ok, self.error_kind, self.error, self.duration_ms, self.file_changes)
+
+    def start(self) -> RowStart:
+        """The columns of its row known before its call ran (``RowStart``)."""
+        return RowStart.of(conversation_id=self.conversation_id, scope_chain=self.scope_chain, call_id=self.call_id,
+                           tool=self.tool, source=self.source, arguments=self.arguments, decision=self.decision,
+                           provenance=self.provenance, rule_source=self.rule_source, grant_id=self.grant_id,
+                           client=self.client, event=self.event)
+
+
+@dataclass(frozen=True, slots=True)
+class RowStart:
+    """The columns of a call's row known before its tool runs (who, what, with which arguments, why
+    allowed), stored form, and as the journal's JSON text. A call's record is begun with them while
+    its tool runs (``agent/pipeline/audit_record.py``: a server takes longer to answer than this
+    takes), so that when the call ends only the columns its end decides are left to put together
+    before its answer may go (``AuditLog.append_started``)."""
+
+    #: ``conversation_id`` … ``provenance`` (columns 1-8), and ``rule_source`` … ``event`` (14-17).
+    head: tuple[Any, ...]
+    tail: tuple[Any, ...]
+    #: The same as JSON array items (no brackets), for the journal line.
+    head_text: str
+    tail_text: str
+
+    @classmethod
+    def of(cls, *, conversation_id: str, scope_chain: Sequence[str], call_id: str, tool: str, source: str,
+           arguments: Any, decision: str, provenance: str, rule_source: str = "", grant_id: str = "",
+           client: str = "", event: Event = Event.CALL) -> RowStart:
+        """``arguments``: already redacted by key (by shape here)."""
+        head: tuple[Any, ...] = storable((
+            conversation_id, _encode_plain(list(scope_chain)), call_id, tool, source,
+            _encode_text(storable(redact(arguments))), decision, redact_text(provenance)))
+        tail: tuple[Any, ...] = storable((rule_source, grant_id, client, event.value))
+        return cls(head, tail, json_items(head), json_items(tail))
+
+    def row(self, at: float, ok: bool, error_kind: str | None, error: str, duration_ms: float,
+            file_changes: Sequence[dict[str, Any]]) -> tuple[Any, ...]:
+        """The whole stored row, once the call ended."""
+        return (at, *self.head, *_ending(ok, error_kind, error, duration_ms, file_changes), *self.tail)
+
+
+def _ending(ok: bool, error_kind: str | None, error: str, duration_ms: float,
+            file_changes: Sequence[dict[str, Any]]) -> tuple[Any, ...]:
+    """Columns 9-13 of a row: what the call's end decided."""
+    ending: tuple[Any, ...] = storable((
+        int(ok), error_kind, redact_text(error), duration_ms,
+        _encode_plain(redact(list(file_changes))) if file_changes else "[]"))
+    return ending
 
 
 #: A row as queued and held: (its sequence number, the stored row).
@@ -215,6 +260,8 @@ class AuditLog:
         #: The last record numbered; the last one the journal did not take; the last one the
         #: writer tried to write. Answers need not wait while ``_unjournaled <= _tried``.
         self._seq = self._unjournaled = self._tried = 0
+        #: Journaled records not yet queued (``append_started(later=True)``, ``queue_later``).
+        self._later: list[_Row] = []
         self._journal = None if self.path == ":memory:" else Journal.open(journal_path(self.path))
         if self._journal is not None:
             self._replay(self._journal)
@@ -279,12 +326,46 @@ class AuditLog:
     def append(self, record: AuditRecord) -> None:
         """Redact ``record`` here (the journal never holds what the database would not), journal
         it and queue it for the writer."""
-        row = record.row()
+        self.append_started(record.start(), at=record.at, ok=record.ok, error_kind=record.error_kind,
+                            error=record.error, duration_ms=record.duration_ms, file_changes=record.file_changes)
+
+    def append_started(self, start: RowStart, *, at: float, ok: bool, error_kind: str | None, error: str,
+                       duration_ms: float, file_changes: Sequence[dict[str, Any]] = (), later: bool = False) -> None:
+        """``append`` for a record whose first columns were put together before (``RowStart``):
+        only its ending is redacted here; its journal line is ``start``'s text and the ending's.
+        ``later``: once journaled, the record is handed to the writer only by ``queue_later`` (or
+        whatever is queued next), so that waking the writer (a thread switch, up to a millisecond
+        on a busy machine) comes after the call's answer; the journal line is what keeps it."""
+        ending = _ending(ok, error_kind, error, duration_ms, file_changes)
+        row = (at, *start.head, *ending, *start.tail)
+        # One encoding for both: a number's JSON text holds no ", ".
+        at_text, ending_text = json_items((at, *ending)).split(", ", 1)
+        text = f"[{at_text}, {start.head_text}, {ending_text}, {start.tail_text}]"
         with self._append_lock:
             self._seq += 1
-            if self._journal is None or not self._journal.write(self._seq, row):
+            journaled = self._journal is not None and self._journal.write_text(self._seq, text)
+            if not journaled:
                 self._unjournaled = self._seq  # its answer waits for the database (``safe``)
-            self._queue.put((self._seq, row))
+            if later and journaled:
+                self._later.append((self._seq, row))
+            else:
+                self._put((self._seq, row))
+
+    def queue_later(self) -> None:
+        """Hand the writer the records appended ``later`` (in order, before anything else)."""
+        if self._later:
+            with self._append_lock:
+                self._put(None)
+
+    def _put(self, item: object) -> None:
+        """Queue ``item`` for the writer (``None``: nothing) after the records waiting ``later``,
+        so that it folds every record in the order numbered. Called with ``_append_lock`` held."""
+        if self._later:
+            for row in self._later:
+                self._queue.put(row)
+            self._later.clear()
+        if item is not None:
+            self._queue.put(item)
 
     def append_deferred(self, build: Callable[[], AuditRecord]) -> None:
         """Queue the record ``build`` returns, put together and redacted on the writer thread in
@@ -294,7 +375,7 @@ class AuditLog:
         with self._append_lock:
             self._seq += 1
             self._unjournaled = self._seq
-            self._queue.put(_Deferred(self._seq, build))
+            self._put(_Deferred(self._seq, build))
 
     def safe(self) -> bool:
         """Every record appended so far is safe from a crash of this process: in the journal, or
@@ -309,7 +390,8 @@ class AuditLog:
         if self.safe() or not self._thread.is_alive():
             _Written(done).tell()
             return
-        self._queue.put(_Written(done))
+        with self._append_lock:
+            self._put(_Written(done))
         self._urgent.set()  # after the put: the writer, woken, drains the marker with its batch
 
     def _write_loop(self) -> None:
@@ -400,7 +482,8 @@ class AuditLog:
         """Wait until the writer has tried to write everything appended so far, and what the
         disk refused before again (``failing`` then says how that went)."""
         done = threading.Event()
-        self._queue.put(done)
+        with self._append_lock:
+            self._put(done)
         if not done.wait(timeout):
             raise TimeoutError("the audit log did not flush in time")
 
@@ -446,7 +529,8 @@ class AuditLog:
 
     def close(self) -> None:
         if self._thread.is_alive():
-            self._queue.put(_STOP)
+            with self._append_lock:
+                self._put(_STOP)
             self._thread.join(timeout=10)
         while not self._thread.is_alive():  # whoever waits for a write after the stop is not kept waiting
             try:

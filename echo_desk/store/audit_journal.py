@@ -32,6 +32,12 @@ log = logging.getLogger(__name__)
 _encode = json.JSONEncoder(ensure_ascii=False).encode
 
 
+def json_items(values: tuple[Any, ...] | list[Any]) -> str:
+    """``values`` as the items of a JSON array, without its brackets: a record's line is put
+    together from such pieces (``RowStart``), some of them made before its call ended."""
+    return _encode(list(values))[1:-1]
+
+
 def journal_path(database: Path | str) -> Path:
     """The journal beside the database ``audit.sqlite3``: ``audit.sqlite3.calls`` (not SQLite's
     own ``-journal``)."""
@@ -70,7 +76,11 @@ class Journal:
 
     def write(self, seq: int, row: tuple[Any, ...]) -> bool:
         """Append record ``seq`` (its stored row, redacted); ``False`` when the disk refused it."""
-        line = _encode({"seq": seq, "row": row}).encode("utf-8") + b"\n"
+        return self.write_text(seq, _encode(list(row)))
+
+    def write_text(self, seq: int, row_text: str) -> bool:
+        """``write``, the row given as its JSON array text (storable: no lone surrogates)."""
+        line = f'{{"seq": {seq}, "row": {row_text}}}\n'.encode()
         if self._torn:
             line = b"\n" + line
         error: OSError | None = None

@@ -362,3 +362,55 @@ async def test_the_same_definition_registered_again_while_the_dialog_is_open_sti
                                         Reconnect(choice=ApprovalChoice.ALLOW_ONCE))
     assert env.ok, env
     assert (workspace / "a.txt").read_text() == "x"
+
+
+async def test_a_calls_record_is_begun_while_its_handler_runs_and_is_the_record_made_whole(
+        tmp_path: Path, engines: list, scope, monkeypatch) -> None:
+    """The columns of a call's audit record known before its handler runs (who, arguments, verdict)
+    are put together while it runs, so that the end, which its answer waits for, adds only what the
+    end decides; what is stored is what putting the record together whole at the end stores."""
+    import asyncio
+    import threading
+    from collections.abc import Mapping
+    from typing import Any
+
+    from echo_desk.agent.pipeline import audit_record
+    from echo_desk.store.audit import RowStart
+    from echo_desk.tools import Tool, ToolExecutionContext, ToolResult
+
+    gate, begun = threading.Event(), asyncio.Event()
+
+    class Gated(Tool):
+        name = "gated"
+        description = "Return the text once let go."
+        parameters = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+
+        async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
+            assert gate.wait(10)
+            return ToolResult.ok(params["text"])
+
+    made = RowStart.of.__func__  # type: ignore[attr-defined]
+
+    def watched(cls: type[RowStart], **columns: Any) -> RowStart:
+        if not gate.is_set():
+            begun.set()
+        return made(cls, **columns)
+
+    monkeypatch.setattr(RowStart, "of", classmethod(watched))
+    dispatcher, _factory, _settings = make_engine(tmp_path, Gated())
+    engines.append(dispatcher)
+    args = {"text": "sk-abcdefghijklmnopqrstuvwxyz123456 \udcff naïve"}
+    running = asyncio.ensure_future(dispatcher.execute_tool(call("gated", args, cid="begun"), scope, ScriptedHost()))
+    await asyncio.wait_for(begun.wait(), 10)  # (the handler waits for the gate meanwhile)
+    gate.set()
+    assert (await running).ok
+
+    monkeypatch.setattr(audit_record, "begin", lambda _audit, _record: None)
+    monkeypatch.setattr("echo_desk.agent.dispatcher.begin", lambda _audit, _record: None)
+    assert (await dispatcher.execute_tool(call("gated", args, cid="whole"), scope, ScriptedHost())).ok
+    rows = {r["call_id"]: r for r in dispatcher.audit.query(conversation_id=scope.conversation_id)}
+    assert rows["begun"]["arguments"]["text"].startswith("«redacted» \\xff naïve")
+    for row in rows.values():
+        for varying in ("id", "at", "call_id", "duration_ms"):
+            row.pop(varying)
+    assert rows["begun"] == rows["whole"]

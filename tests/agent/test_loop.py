@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-import time
+import threading
 
 import pytest
 
@@ -14,7 +14,7 @@ from echo_desk.agent.loop import AgentLoop, NullListener, StopReason
 from echo_desk.agent.model import ChatMessage, ModelError, ModelErrorKind, TextDelta
 from echo_desk.agent.status import ToolStatus
 from echo_desk.store.audit_journal import journal_path
-from echo_desk.tools import ErrorKind
+from echo_desk.tools import ErrorKind, ToolResult
 from tests.agent.fake_model import ScriptedModel, calls, say
 from tests.agent.fakes import Echo, Sleeper, WaitsForCancel, WriteNote, make_engine
 
@@ -110,17 +110,31 @@ async def test_invalid_json_arguments_become_a_validation_envelope_the_model_see
     assert outcome.completed
 
 
-async def test_read_calls_of_one_turn_run_concurrently(engine, scope, host) -> None:
+class Meeting(Sleeper):
+    """A read call that returns only once all three of the turn's calls are running at the same
+    time (a barrier on their worker threads): run one after another, the first waits out the
+    barrier's deadline and fails. Not a stopwatch: a loaded machine only makes it slower."""
+
+    name = "meeting"
+
+    def __init__(self, parties: int) -> None:
+        self.barrier = threading.Barrier(parties, timeout=10)
+
+    async def execute(self, params, ctx):  # type: ignore[no-untyped-def]
+        self.barrier.wait()  # BrokenBarrierError (the call fails) unless the others arrive
+        return ToolResult.ok("met")
+
+
+async def test_read_calls_of_one_turn_run_concurrently(tmp_path, engines, scope, host) -> None:
+    made = make_engine(tmp_path, Meeting(parties=3))
+    engines.append(made[0])
     model = ScriptedModel([
-        calls(("a", "sleeper", '{"seconds": 0.6}'), ("b", "sleeper", '{"seconds": 0.6}'),
-              ("c", "sleeper", '{"seconds": 0.6}')),
+        calls(("a", "meeting", '{"seconds": 0}'), ("b", "meeting", '{"seconds": 0}'),
+              ("c", "meeting", '{"seconds": 0}')),
         say("ok"),
     ])
-    started = time.perf_counter()
-    outcome = await loop_for(engine, model).run(user("x"), scope, host)
-    took = time.perf_counter() - started
-    assert all(e.ok for e in outcome.envelopes.values())
-    assert took < 1.5, f"three 0.6 s read calls took {took:.2f} s: not concurrent"
+    outcome = await loop_for(made, model).run(user("x"), scope, host)
+    assert [e.ok for e in outcome.envelopes.values()] == [True, True, True], outcome.envelopes
 
 
 async def test_side_effects_run_one_by_one_in_the_models_order(engine, scope, workspace) -> None:

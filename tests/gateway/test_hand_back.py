@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 
 from echo_desk.agent.host import ApprovalChoice
+from echo_desk.gateway import handed
 from echo_desk.gateway.handed import HAND_BACK_SECONDS
-from echo_desk.gateway.service import GatewayService
+from echo_desk.gateway.service import HAND_BACK_CUTOFF_SECONDS, GatewayService
 from echo_desk.gateway.stdio import Intake, Oversize
 from tests.mcp.helpers import wait_until
 
@@ -251,6 +252,29 @@ async def test_a_gateway_that_cannot_take_the_session_back_is_not_waited_for_lon
         # Before, only the app's log said so: the Activity tab showed nothing of the session's end.
         assert not_handed_back(app, "cursor") == ["too_slow"]
     finally:
+        await stop_process(process)
+
+
+@needs_everything
+async def test_a_hand_back_the_quit_cuts_short_is_still_in_the_activity_log(
+        app: App, gateway_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # The hand-back's own bound above the quit's: the quit ends the serving first, as on a machine
+    # too loaded for the hand-back to give up in time. Before, no row said the session was closed.
+    monkeypatch.setattr(handed, "HAND_BACK_SECONDS", 60.0)
+    process = await start("cursor", gateway_env)
+    try:
+        await let_go(process)
+        process.send_signal(signal.SIGSTOP)  # it never says it is ready to take the session back
+        started = time.monotonic()
+        await app.service.shutdown()
+        assert time.monotonic() - started < HAND_BACK_CUTOFF_SECONDS + 3  # the quit is not held up longer
+        assert handed_back(app, "cursor") == []
+        assert not_handed_back(app, "cursor") == ["too_slow"]
+        said = [r["error"] for r in app.audit(client="cursor") if r["event"] == "session_not_handed_back"]
+        assert said == [f"it took more than {HAND_BACK_CUTOFF_SECONDS:g} s"]
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            process.send_signal(signal.SIGKILL)
         await stop_process(process)
 
 

@@ -210,3 +210,70 @@ def test_a_record_that_cannot_be_put_together_does_not_keep_later_answers_waitin
         assert audit.safe()
     finally:
         audit.close()
+
+
+def test_a_record_begun_before_its_call_ended_is_journaled_and_stored_as_one_made_whole(tmp_path: Path) -> None:
+    """``append_started`` (the first columns put together while the call ran) writes the journal
+    line and the row ``append`` writes for the same record: lone surrogates, secrets in the
+    arguments, the error and the file changes, text beyond ASCII."""
+    from dataclasses import replace
+
+    from echo_desk.store.audit import RowStart
+
+    record = replace(_record(1), arguments={"text": f"{SECRET} \udcff naïve ✓"}, provenance=f"rule {SECRET}",
+                     ok=False, error_kind="business", error=f"failed: {SECRET} \udc80", rule_source="r.toml line 4",
+                     client="cursor", file_changes=({"path": "/tmp/é", "kind": "modify", "token": SECRET},))
+    whole, begun = tmp_path / "whole" / "audit.sqlite3", tmp_path / "begun" / "audit.sqlite3"
+    logs = AuditLog(whole), AuditLog(begun)
+    try:
+        logs[0].append(record)
+        start = RowStart.of(conversation_id=record.conversation_id, scope_chain=record.scope_chain,
+                            call_id=record.call_id, tool=record.tool, source=record.source, arguments=record.arguments,
+                            decision=record.decision, provenance=record.provenance, rule_source=record.rule_source,
+                            grant_id=record.grant_id, client=record.client)
+        logs[1].append_started(start, at=record.at, ok=record.ok, error_kind=record.error_kind, error=record.error,
+                               duration_ms=record.duration_ms, file_changes=record.file_changes)
+        lines = [journal_path(p).read_bytes() for p in (whole, begun)]
+        assert lines[0] == lines[1] and SECRET.encode() not in lines[0]
+        assert json.loads(lines[0])["row"] == json.loads(json.dumps(list(record.row())))
+        stored = [log.query() for log in logs]
+    finally:
+        for log in logs:
+            log.close()
+    for row in stored:
+        row[0].pop("id")
+    assert stored[0] == stored[1] and SECRET not in json.dumps(stored[0])
+
+
+def test_a_record_queued_later_is_journaled_at_once_and_folded_in_the_order_numbered(tmp_path: Path,
+                                                                                   monkeypatch) -> None:
+    """``later``: the record is in the journal when ``append_started`` returns (its answer may go)
+    and reaches the writer with ``queue_later``, or before anything queued after it, in order."""
+    from echo_desk.store.audit import RowStart
+
+    monkeypatch.setattr("echo_desk.store.audit._BATCH_WINDOW_SECONDS", 0.0)
+    path = tmp_path / "data" / "audit.sqlite3"
+    audit = AuditLog(path)
+
+    def later(n: int) -> None:
+        record = _record(n)
+        start = RowStart.of(conversation_id="conv", scope_chain=("conv",), call_id=record.call_id, tool="t",
+                            source="mcp", arguments=record.arguments, decision="auto", provenance="settings")
+        audit.append_started(start, at=record.at, ok=True, error_kind=None, error="", duration_ms=1.0, later=True)
+
+    try:
+        later(1)
+        assert b'"c1"' in journal_path(path).read_bytes() and audit.safe()
+        audit.wait_tried()  # queues what waits first
+        assert _in_database(path) == ["c1"]
+        later(2)
+        assert _in_database(path) == ["c1"]  # not queued: the writer (no batch window) has not seen it
+        audit.queue_later()
+        later(3)
+        audit.append_deferred(lambda: _record(4))  # queued at once: after 3, which waited
+        later(5)
+        audit.flush()
+        assert _in_database(path) == ["c1", "c2", "c3", "c4", "c5"]
+    finally:
+        audit.close()
+    assert _calls(path) == ["c1", "c2", "c3", "c4", "c5"]

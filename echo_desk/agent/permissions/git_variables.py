@@ -8,7 +8,7 @@ and dash: ``env GIT_WORK_TREE=../other git checkout -f -- a.txt`` overwrote the 
 ``env GIT_INDEX_FILE=../other/idx git add -A`` wrote the index there, ``env GIT_DIR=../other/.git
 git log`` read that repository.
 
-They are read with ``line_environment``: Echo Desk's own environment with what the line gives
+They are read with ``line_environment``: the environment the command gets, with what the line gives
 git on top (``env GIT_DIR=… git``). A value whose folder is not known here (a leading ``~``,
 which bash expands after ``=`` and dash does not; a quoted alternate) is ``unknown``: the
 engine asks.

@@ -1,9 +1,10 @@
-"""The environment a command runs with, as the engine reads it: the one the commands inherit
-from Echo Desk, with what the line itself gives the command on top (``env NAME=value CMD``,
+"""The environment a command runs with, as the engine reads it: the one ``run_command`` gives
+it (``sandbox.command_environment``, the allow-list of Echo Desk's own: the one definition the
+runner spawns with too), with what the line itself gives the command on top (``env NAME=value CMD``,
 ``env -u NAME``, ``env -i``). Every reader that finds a program's settings or code from a
 variable (``$HGRCPATH``, ``$PIP_CONFIG_FILE``, ``$GEMRC``, ``$XDG_CONFIG_HOME``…) asks here,
-so ``env HGRCPATH=out/h hg version`` is judged as ``hg version`` run by an Echo Desk started
-with ``HGRCPATH=out/h``: the file it names counts as hg's settings (proven: a ``[hooks]`` line
+so ``env HGRCPATH=out/h hg version`` is judged as ``hg version`` run with ``HGRCPATH=out/h`` in its
+environment: the file it names counts as hg's settings (proven: a ``[hooks]`` line
 there ran under ``hg version``). A rule that names the assignment (``env HGRCPATH=* hg **``)
 trusts the variable, not every file it may name, as a rule naming a program trusts the
 program, not every settings file it reads.
@@ -20,11 +21,12 @@ variable), also through the wrappers and shells it runs (``env A=x nice gem``)."
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+
+from echo_desk.sandbox.environment import command_environment
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,26 @@ class Given:
 _GIVEN: ContextVar[Given | None] = ContextVar("echo_desk_line_environment", default=None)
 #: The names read while ``reading()`` records (``None``: not recording).
 _READ: ContextVar[set[str] | None] = ContextVar("echo_desk_line_environment_read", default=None)
+#: The inherited environment held while ``inheriting()`` (``None``: read it at each look-up).
+_INHERITED: ContextVar[Mapping[str, str] | None] = ContextVar("echo_desk_inherited_environment", default=None)
+
+
+def inherited() -> Mapping[str, str]:
+    """The environment a command gets before the line gives it anything: what ``run_command``
+    passes it (outside the sandbox; inside, ``TMPDIR`` is the sandbox's own ``/tmp``)."""
+    held = _INHERITED.get()
+    return command_environment() if held is None else held
+
+
+@contextmanager
+def inheriting() -> Iterator[None]:
+    """Read the inherited environment once for what is judged inside (one verdict), not at
+    every look-up."""
+    token = _INHERITED.set(command_environment())
+    try:
+        yield
+    finally:
+        _INHERITED.reset(token)
 
 
 def get(name: str, default: str = "") -> str:
@@ -60,16 +82,16 @@ def get(name: str, default: str = "") -> str:
             return default if value is None else value
         if given.cleared:
             return default
-    return os.environ.get(name, default)
+    return inherited().get(name, default)
 
 
 def names() -> list[str]:
     """The names set in the environment the command being judged runs with."""
     current = _GIVEN.get()
     if current is None:
-        return list(os.environ)
-    inherited = [] if current.cleared else [n for n in os.environ if n not in current.values]
-    return [*inherited, *(n for n, v in current.values.items() if v is not None)]
+        return list(inherited())
+    kept = [] if current.cleared else [n for n in inherited() if n not in current.values]
+    return [*kept, *(n for n, v in current.values.items() if v is not None)]
 
 
 def given() -> Given | None:
@@ -106,11 +128,12 @@ def reading() -> Iterator[set[str]]:
 
 
 def values(names: Iterable[str]) -> tuple[tuple[str, str | None], ...]:
-    """The values ``names`` have now in Echo Desk's own environment (``None``: not set), in
-    one order: what a reading kept from before is good for (``programs.read``). Looking
-    them up so records them, as ``get`` does."""
+    """The values ``names`` have now in the inherited environment (``None``: not set), in one
+    order: what a reading kept from before is good for (``programs.read``). Looking them up so
+    records them, as ``get`` does."""
     read = _READ.get()
-    found = tuple(sorted((name, os.environ.get(name)) for name in names))
+    environment = inherited()
+    found = tuple(sorted((name, environment.get(name)) for name in names))
     if read is not None:
         read.update(name for name, _ in found)
     return found

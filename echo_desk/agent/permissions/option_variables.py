@@ -1,6 +1,8 @@
 """Options a program takes from its environment by a naming scheme, not from a fixed list: tox
 reads every option ``--x`` from ``TOX_<DEST>`` (or ``TOX<DEST>``: ``TOXENV``), pip every long
-option ``--x-y`` from ``PIP_X_Y``, just most of its options from ``JUST_<OPTION>``. Echo Desk
+option ``--x-y`` from ``PIP_X_Y``, just and uv most of theirs from ``JUST_<OPTION>`` and
+``UV_<OPTION>``, cargo every
+setting of its config files from ``CARGO_<SECTION>_<KEY>`` (``cargo_variables``). Echo Desk
 started with ``TOX_CONFIG_FILE=out/t.ini`` made ``tox -e x`` run the commands of out/t.ini, with
 ``TOX_ROOT_DIR=../other`` run them in ../other, ``PIP_TARGET``/``PIP_LOG`` made ``pip install``
 write where they say, ``JUST_WORKING_DIRECTORY=../other`` made ``just x`` run the recipe of
@@ -9,7 +11,7 @@ write where they say, ``JUST_WORKING_DIRECTORY=../other`` made ``just x`` run th
 Such a variable, in the environment the command runs with (``line_environment``: Echo Desk's
 own, with what the line gives on top), is judged as the option it stands for would be:
 
-- tox's and just's are given to the command as its own option words (``--conf=out/t.ini``,
+- tox's, just's and uv's are given to the command as its own option words (``--conf=out/t.ini``,
   ``--working-directory=../other``), so the engine judges them where it judges the line's: the
   file and folder it works from, where it writes;
 - pip's are judged by what its option tables say the option does: a plain value (``PIP_INDEX_URL``,
@@ -17,6 +19,9 @@ own, with what the line gives on top), is judged as the option it stands for wou
   writes (``--target``, ``--log``, ``--user``; ``--cache-dir`` where the line gives it) is judged
   by the write rules, as ``TOX_WORK_DIR`` and ``CARGO_TARGET_DIR`` are; a file read as a key (``--cert``) counts as
   its settings (a file the agent may write asks);
+- cargo's home counts by its config files (its settings), a compiler or wrapper Echo Desk's
+  own environment names by a path as a file of code; where the line gives them, its home and
+  install root are judged by the write rules and a compiler it names asks;
 - one that matches the scheme but maps to no option the engine knows, or to one that runs a
   program or changes what tox runs (``TOX_OVERRIDE``, ``TOX_INSTALLPKG``, ``PIP_PYTHON``,
   ``JUST_DOTENV_COMMAND``), is not understood: the command asks.
@@ -31,7 +36,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from echo_desk.agent.permissions import line_environment
+from echo_desk.agent.permissions import cargo_variables, line_environment
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.options import Does, Option, OptionSet, Takes, read_options
 from echo_desk.agent.permissions.reading import Argv
@@ -91,10 +96,37 @@ _JUST_INERT = frozenset({
 # (Not understood, so asking: JUST_DOTENV_COMMAND runs a command before any recipe, proven;
 # JUST_CHOOSER and JUST_CYGPATH name programs, JUST_JUSTFILE_NAME the file it takes as its
 # justfile, JUST_TEMPDIR where it writes.)
-_PREFIX = {"tox": "TOX_", "just": "JUST_"}
-_JUDGED = {"tox": _TOX_JUDGED, "just": _JUST_JUDGED}
-_INERT = {"tox": _TOX_INERT, "just": _JUST_INERT}
-_LEFT = {"tox": _TOX_LEFT, "just": frozenset({"JUSTFILE"})}
+
+#: uv 0.13's variables (its clap options' ``env``): ``UV_PROJECT`` is ``--project``, the project
+#: it works on, ``UV_WORKING_DIR`` (also read as ``UV_WORKING_DIRECTORY``) ``--directory``, the
+#: folder it changes into (``UV_WORKING_DIRECTORY=../other uv run x.py`` ran ../other/x.py and
+#: wrote ../other/uv.lock: proven, uv 0.13.9, bash and dash).
+_UV_JUDGED = {"PROJECT": "--project", "WORKING_DIR": "--directory", "WORKING_DIRECTORY": "--directory"}
+#: Its options that only choose where packages come from, how strictly the lock is kept, how it
+#: links, caches or reports.
+_UV_INERT = frozenset({
+    "COMPILE_BYTECODE", "DEFAULT_INDEX", "INDEX", "INDEX_URL", "EXTRA_INDEX_URL", "INDEX_STRATEGY", "FORK_STRATEGY",
+    "FROZEN", "LOCKED", "LINK_MODE", "MANAGED_PYTHON", "NO_MANAGED_PYTHON", "NO_BINARY", "NO_BUILD", "NO_CACHE",
+    "NO_CONFIG", "ISOLATED", "NO_DEFAULT_GROUPS", "DEV", "NO_DEV", "NO_EDITABLE", "NO_ENV_FILE", "NO_INSTALL_LOCAL",
+    "NO_INSTALL_PROJECT", "NO_PROGRESS", "NO_SOURCES", "NO_SYNC", "OFFLINE", "PRERELEASE", "RESOLUTION",
+    "REQUIRE_HASHES", "NO_VERIFY_HASHES", "HTTP_TIMEOUT", "CONCURRENT_DOWNLOADS", "CONCURRENT_BUILDS",
+    "CONCURRENT_INSTALLS", "NATIVE_TLS", "PYTHON_DOWNLOADS", "PYTHON_PREFERENCE", "VENV_SEED", "VENV_RELOCATABLE",
+    "TORCH_BACKEND", "INSECURE_HOST", "NO_BUILD_ISOLATION",
+})
+# (Not understood, so asking: UV_ENV_FILE loads variables into what `uv run` runs (PYTHONPATH=out
+# ran out/sitecustomize.py), UV_CONFIG_FILE names its settings, UV_PROJECT_ENVIRONMENT is where
+# `uv sync` builds the environment (../other/venv, proven), UV_PYTHON and UV_KEYRING_PROVIDER
+# name programs, UV_SYSTEM_PYTHON and UV_PYTHON_INSTALL_DIR where it installs, UV_FIND_LINKS a
+# folder of packages it installs.)
+#: What ``uv run`` sets for what it runs (Echo Desk started with ``uv run``), and its cache: one
+#: in Echo Desk's own environment is the person's, as ~/.cache/uv is (one the line gives asks).
+_UV_LEFT = frozenset({"RUN_RECURSION_DEPTH"})
+_PERSONAL = {"uv": frozenset({"CACHE_DIR"})}
+
+_PREFIX = {"tox": "TOX_", "just": "JUST_", "uv": "UV_"}
+_JUDGED = {"tox": _TOX_JUDGED, "just": _JUST_JUDGED, "uv": _UV_JUDGED}
+_INERT = {"tox": _TOX_INERT, "just": _JUST_INERT, "uv": _UV_INERT}
+_LEFT = {"tox": _TOX_LEFT, "just": frozenset({"JUSTFILE"}), "uv": _UV_LEFT}
 
 #: What pip does not take as an option (``configuration.ENV_NAMES_IGNORED``) or reads itself.
 _PIP_LEFT = frozenset({"VERSION", "HELP", "CONFIG_FILE"})
@@ -106,15 +138,44 @@ def from_environment(argv: Argv) -> FromEnvironment:
     """What the option variables of the program ``argv`` runs, in the environment it runs with,
     make of it."""
     program = (argv[0] or "").rsplit("/", 1)[-1] if argv else ""
+    program = "uv" if program == "uvx" else program  # (uv tool run: the same variables)
     if program in _PREFIX:
         return _as_words(program)
     if _PIP.fullmatch(program):
         return _pip(argv)
+    if program == "cargo":
+        return _cargo()
     return _NOTHING
 
 
+def _cargo() -> FromEnvironment:
+    """cargo's variables (``cargo_variables``): its home's config files count as its settings
+    and, where the line names the home, a folder it writes below; a program Echo Desk's own
+    environment names by a path counts as a file of code (a bare name is found on the PATH, as
+    cargo itself is); one the line names, and any variable not understood, asks."""
+    below: list[str] = []
+    files: list[str] = []
+    unknown: list[str] = []
+    for name in line_environment.names():
+        kind = cargo_variables.kind(name)
+        if kind in (cargo_variables.Kind.NOT_CARGO, cargo_variables.Kind.INERT):
+            continue
+        value = line_environment.get(name)
+        by_line = _given_by_line(name)
+        if kind is cargo_variables.Kind.HOME:
+            if name == "CARGO_HOME":
+                files += [f"{value}/config.toml", f"{value}/config"]
+            if by_line:
+                below.append(value)
+        elif kind is cargo_variables.Kind.PROGRAM and not by_line:
+            files += [value] if "/" in value else []
+        else:
+            unknown.append(name)
+    return FromEnvironment(written_below=tuple(below), files=tuple(files), unknown=tuple(unknown))
+
+
 def _as_words(program: str) -> FromEnvironment:
-    """tox's and just's variables: those of ``_JUDGED`` as option words, the inert and the ones
+    """tox's, just's and uv's variables: those of ``_JUDGED`` as option words, the inert and the ones
     left to other readers skipped, the rest not understood."""
     judged, inert, left = _JUDGED[program], _INERT[program], _LEFT[program]
     words: dict[str, str] = {}
@@ -122,6 +183,8 @@ def _as_words(program: str) -> FromEnvironment:
     for name in line_environment.names():
         key = _key(program, name)
         if key is None or key in inert or key in left:
+            continue
+        if key in _PERSONAL.get(program, ()) and not _given_by_line(name):
             continue
         if key not in judged:
             unknown.append(name)
@@ -184,9 +247,10 @@ def _pip(argv: Argv) -> FromEnvironment:
 
 def _given_by_line(name: str) -> bool:
     """Whether the line gives ``name`` (``env NAME=value pip``), rather than Echo Desk's own
-    environment, where a person who moved pip's cache (``PIP_CACHE_DIR=/data/pip``) chose it as
-    they would the default ~/.cache/pip, which is not judged either: that must not make every
-    ``pip install`` ask. A folder the line names for it is judged by the write rules."""
+    environment, where a person who moved pip's cache (``PIP_CACHE_DIR=/data/pip``) or cargo's
+    home (``CARGO_HOME=/data/cargo``) chose it as they would the default ~/.cache/pip or
+    ~/.cargo, which is not judged either: that must not make every ``pip install`` or ``cargo
+    build`` ask. A folder the line names for it is judged by the write rules."""
     given = line_environment.given()
     return given is not None and name in given.values
 

@@ -99,7 +99,14 @@ _MAX_WALK = 20_000
 
 def shell_verdict(subject: Subject, rules: Rules, where: floor.Where, *, suggest: bool = True,
                   grammar: Grammar | None = None) -> Verdict:
-    """The rules' verdict for running ``subject.command`` with the shell of this machine."""
+    """The rules' verdict for running ``subject.command`` with the shell of this machine, in
+    the environment ``run_command`` gives it (``line_environment``)."""
+    with line_environment.inheriting():
+        return _shell_verdict(subject, rules, where, suggest=suggest, grammar=grammar)
+
+
+def _shell_verdict(subject: Subject, rules: Rules, where: floor.Where, *, suggest: bool,
+                   grammar: Grammar | None) -> Verdict:
     analysis = analyse(subject.command, grammar=grammar or command_shell().grammar)
     judge = _Judge(rules, where, analysis)
     parts: list[Part] = []
@@ -369,7 +376,7 @@ class _Judge:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=reading.never.value), reading.never)
         if command.directory_change is not None and self.cd_outside:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.CD_OUTSIDE.value), Opaque.CD_OUTSIDE)
-        if self._moves_outside(tuple(w.value for w in command.argv)):
+        if self._moves_outside(tuple(w.value for w in command.argv)) or self._given_moves_outside(command.argv):
             return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.CD_OUTSIDE.value), Opaque.CD_OUTSIDE)
         if command.program is None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=Opaque.EXPANSION_IN_COMMAND.value),
@@ -504,6 +511,20 @@ class _Judge:
         else:
             reached = settings_files.option_folders(program, values[1:], self.cwds, self.where.home)
         return reached is None or any(not floor.inside(f, self.where.workspaces) for f in reached)
+
+    def _given_moves_outside(self, argv: tuple[Word, ...]) -> bool:
+        """Whether a command a wrapper runs with the variables it gives moves into a folder
+        outside the workspaces (``env GIT_DIR=../other git log``), as ``_moves_outside`` judges
+        a command itself: the line asks either way, and the person is told why."""
+        for inner in programs.read(tuple(w.value for w in argv)).inners:
+            if inner.line is not None or inner.folders:
+                continue
+            words = _inner_words(argv, inner)
+            given = bool(inner.environment) or inner.cleared
+            with line_environment.giving(inner.environment, inner.cleared):
+                if (given and self._moves_outside(tuple(w.value for w in words))) or self._given_moves_outside(words):
+                    return True
+        return False
 
     def _wrapped_elsewhere(self, inner: programs.Inner) -> bool:
         """Whether the folders a wrapper changes into before it runs ``inner`` (``env -C
@@ -1312,10 +1333,13 @@ def _inner_words(argv: tuple[Word, ...], inner: programs.Inner) -> tuple[Word, .
 
 def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path], bool, bool]:
     """The folders the line's commands may run in (the first, then each ``cd`` target), whether
-    they are all known, and whether a ``cd`` leaves the workspaces."""
+    they are all known, and whether a ``cd`` leaves the workspaces. A plain ``cd DIR`` of an
+    ``&&`` chain goes from the folder the chain is in before it (``_chain_folders``: ``cd src &&
+    cd ../out`` never goes to the workspace's ``../out``); any other from every folder so far."""
     cwds = [where.cwd]
     known = True
     outside = False
+    chain = _chain_folders(analysis, where)
     for command in analysis.commands:
         words = command.directory_change
         if words is None:
@@ -1332,7 +1356,8 @@ def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path]
                 continue
             # bash's cd is logical (`link/..` is the folder holding the link), `cd -P` physical:
             # both are folders the line may be in.
-            targets = [t for c in cwds for t in (Path(os.path.normpath(c / value)), Path(os.path.realpath(c / value)))]
+            bases = chain.get(id(command), cwds) if _plain_cd(words) else cwds
+            targets = [t for c in bases for t in (Path(os.path.normpath(c / value)), Path(os.path.realpath(c / value)))]
         else:
             known, outside = False, True
             continue
@@ -1359,15 +1384,20 @@ def _chain_folders(analysis: Analysis, where: floor.Where) -> dict[int, list[Pat
         words = command.directory_change
         if words is None:
             continue
-        value = words[1].value if len(words) == 2 and words[0].value == "cd" else None
-        if not value or value.startswith("-"):
+        if not _plain_cd(words):
             break
-        expanded = _home_expanded(value, where.home)
+        expanded = _home_expanded(words[1].value or "", where.home)
         if expanded is None:
             break
         current = list(dict.fromkeys(t for c in current for t in (Path(os.path.normpath(c / expanded)),
                                                                   Path(os.path.realpath(c / expanded)))))
     return found
+
+
+def _plain_cd(words: tuple[Word, ...]) -> bool:
+    """Whether ``words`` are ``cd DIR``, DIR known and no option (not ``cd -``, ``-P``, pushd)."""
+    value = words[1].value if len(words) == 2 and words[0].value == "cd" else None
+    return bool(value) and not (value or "").startswith("-")
 
 
 _SUBCOMMAND_PROGRAMS = frozenset({
@@ -1445,7 +1475,7 @@ def _loose_variables(values: tuple[str | None, ...], read: set[str], has_setting
     code where the engine does not look (see ``line_environment``): for a program judged by its
     settings files (``has_settings``, or one with a settings command), a variable other than the
     inert ones that the readers did not look up (``RUBYOPT=-rout/x gem list``), or whose value
-    is not absolute paths (``HGRCPATH=out/h``: the readers take a path from Echo Desk's own
+    is not absolute paths (``HGRCPATH=out/h``: the readers take a path from the inherited
     environment only when it is absolute). Such a variable counts as naming any file."""
     given = line_environment.given()
     if given is None or not values:

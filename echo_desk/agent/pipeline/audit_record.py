@@ -1,18 +1,27 @@
 """The audit record of a call, put together (copied, redacted) when the call ends: on the caller's
 thread, into the audit journal, when that is cheap (then its answer need not wait for the
 database: ``AuditLog.append``); on the audit writer thread for a long one, whose redaction would
-hold up the caller's loop for milliseconds (the chat's is the window's)."""
+hold up the caller's loop for milliseconds (the chat's is the window's).
+
+What is known before the handler runs (who called, the arguments, the verdict and its rule) is
+put together while it runs (``begin``: on the loop's next turn, which comes once the handler
+waits: for an MCP server's answer, or for the tool worker), so that the call's end, whose answer
+waits for its record to be in the journal, only adds the columns the end decides. The record and
+the journal line are the same either way, and the answer still goes only once the line is written.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
+from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from echo_desk.agent.envelope import Envelope
 from echo_desk.agent.pipeline.call import CallRecord, Decision
-from echo_desk.store.audit import AuditLog, AuditRecord
+from echo_desk.store.audit import AuditLog, AuditRecord, RowStart
 from echo_desk.store.redact import redact
 
 if TYPE_CHECKING:
@@ -25,11 +34,62 @@ log = logging.getLogger(__name__)
 MOST_CHARS_ON_THE_CALLER = 4096
 
 
+@dataclass(frozen=True, slots=True)
+class Begun:
+    """A call's audit record begun before its handler ran, and what it was made from (a record
+    whose verdict or arguments changed since is put together whole when the call ends)."""
+
+    start: RowStart
+    made_from: tuple[object, ...]
+
+
+def _made_from(record: CallRecord) -> tuple[object, ...]:
+    return record.decision, record.provenance, record.deciding, record.arguments, record.entry
+
+
+def begin(audit: AuditLog | None, record: CallRecord) -> None:
+    """Begin the call's audit record on the loop's next turn: its handler is about to run."""
+    if audit is not None and len(record.call.arguments) <= MOST_CHARS_ON_THE_CALLER:
+        asyncio.get_running_loop().call_soon(_begin, record)
+
+
+def _begin(record: CallRecord) -> None:
+    if record.ended:  # the handler answered without waiting: the record is already written whole
+        return
+    entry, call, scope = record.entry, record.call, record.scope
+    try:
+        arguments = record.arguments if record.arguments is not None else {"_raw": call.arguments[:2000]}
+        start = RowStart.of(
+            conversation_id=scope.conversation_id, scope_chain=scope.chain, call_id=call.id, tool=call.name,
+            source=entry.source if entry else "",
+            arguments=redact(arguments, entry.tool.hidden_parameters if entry else (), shapes=False),
+            decision=record.decision.value, provenance=record.provenance, rule_source=_rule_source(record.deciding),
+            grant_id=_grant_id(record.deciding), client=scope.caller)
+    except Exception:  # put together whole when the call ends, as without this
+        log.exception("the audit record of %s could not be begun", call.name)
+        return
+    record.begun = Begun(start, _made_from(record))
+
+
 def record_call(audit: AuditLog | None, record: CallRecord, envelope: Envelope) -> None:
     """Queue the call's audit record."""
+    record.ended = True
     if audit is None:
         return
     entry, call, scope = record.entry, record.call, record.scope
+    begun = record.begun
+    if begun is not None and len(envelope.error) <= MOST_CHARS_ON_THE_CALLER \
+            and all(a is b for a, b in zip(begun.made_from, _made_from(record), strict=True)):
+        try:
+            audit.append_started(begun.start, at=time.time(), ok=envelope.ok,
+                                 error_kind=envelope.error_kind.value if envelope.error_kind else None,
+                                 error=envelope.error, duration_ms=(time.perf_counter() - record.started) * 1000,
+                                 file_changes=_file_changes(envelope), later=True)
+        except Exception:  # a bug in building one record must not fail the call
+            log.exception("the audit record of %s could not be put together", call.name)
+        # On the loop's next turn: after the caller has answered (in the same turn as this).
+        asyncio.get_running_loop().call_soon(audit.queue_later)
+        return
     arguments = record.arguments if record.arguments is not None else {"_raw": call.arguments[:2000]}
     build = partial(
         _audit_record,
@@ -85,13 +145,14 @@ def _audit_record(*, at: float, duration_ms: float, said: _Said, arguments: obje
         error_kind=envelope.error_kind.value if envelope.error_kind else None,
         error=envelope.error,
         duration_ms=duration_ms,
-        file_changes=[
-            {"path": c.path, "kind": c.kind.value, "before_sha256": c.before_sha256,
-             "after_sha256": c.after_sha256}
-            for c in envelope.file_changes
-        ],
+        file_changes=_file_changes(envelope),
         client=said.client,
     )
+
+
+def _file_changes(envelope: Envelope) -> list[dict[str, Any]]:
+    return [{"path": c.path, "kind": c.kind.value, "before_sha256": c.before_sha256, "after_sha256": c.after_sha256}
+            for c in envelope.file_changes]
 
 
 def _rule_source(deciding: Provenance | None) -> str:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from echo_desk.agent.model import ToolCall
     from echo_desk.agent.permissions.engine import PermissionEngine
     from echo_desk.agent.permissions.model import Provenance
+    from echo_desk.agent.pipeline.audit_record import Begun
     from echo_desk.agent.pipeline.handler import Handler, Kept
     from echo_desk.agent.registry import RegisteredTool
     from echo_desk.agent.scope import Scope, ScopedContext
@@ -86,6 +87,9 @@ class CallRecord:
     ran: bool = False
     #: What a call stopped while its handler ran had changed (for the record of the cancel).
     file_changes: tuple[FileChange, ...] = ()
+    #: Its audit record, begun while its handler ran (``audit_record.begin``); ``ended`` once recorded.
+    begun: Begun | None = None
+    ended: bool = False
 
 
 @dataclass(slots=True)

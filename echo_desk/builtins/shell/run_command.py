@@ -27,7 +27,7 @@ from echo_desk.builtins.shell.leftovers import CommandLeash
 from echo_desk.common import fs
 from echo_desk.i18n import deferred, for_person
 from echo_desk.sandbox import ending
-from echo_desk.sandbox.shell import START_UP_VARIABLES, command_shell, without_start_up_files
+from echo_desk.sandbox.shell import START_UP_VARIABLES, command_shell
 from echo_desk.store.settings import Settings
 from echo_desk.tools import (
     N_,
@@ -55,8 +55,9 @@ CHUNK = 64 * 1024
 
 
 def command_environment(source: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The variables a command may see: an allow-list (``echo_desk.sandbox.environment``)."""
-    return sandbox.allowed_environment(source)
+    """The variables a command run outside the sandbox gets: ``sandbox.command_environment``,
+    the environment the permission engine judged it with."""
+    return sandbox.command_environment(source)
 
 
 class OutputBuffer:
@@ -239,7 +240,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
         dir_fd, workdir = _enter(cwd)
         # The shell whose grammar the permission rules parsed, reading no start-up file.
         shell = command_shell()
-        argv, env = shell.argv(command), without_start_up_files({**command_environment(), "PWD": str(cwd)})
+        argv, env = shell.argv(command), {**command_environment(), "PWD": str(cwd)}
         pass_fds: tuple[int, ...] = ()
         launch: sandbox.Launch | None = None
         # Outside the sandbox a supervisor ends setsid/daemonized leftovers and knows the shell's

@@ -20,6 +20,7 @@ from echo_desk.agent.permissions.settings_files import places
 
 from .conftest import Setup
 from .engine_verdicts import effect_under, writes_allowed
+from .passed_env import pass_on
 
 PROGRAMS = """
 [[rule]]
@@ -107,16 +108,16 @@ def test_the_environment_may_name_the_code_file(setup: Setup, monkeypatch: pytes
     """BUNDLE_GEMFILE (JUST_JUSTFILE) in the environment the commands inherit names the file
     bundle (just) evaluates instead of the one it finds."""
     assert _verdict(setup, "bundle install", "@workspace/out/**") is Effect.ALLOW
-    monkeypatch.setenv("BUNDLE_GEMFILE", str(setup.workspace / "out" / "Gemfile"))
+    pass_on(monkeypatch, "BUNDLE_GEMFILE", str(setup.workspace / "out" / "Gemfile"))
     assert _verdict(setup, "bundle install", "@workspace/out/**") is not Effect.ALLOW
-    monkeypatch.setenv("JUST_JUSTFILE", "out/j")
+    pass_on(monkeypatch, "JUST_JUSTFILE", "out/j")
     assert _verdict(setup, "just", "@workspace/out/**") is not Effect.ALLOW
     # $COMPOSER names the composer.json composer runs the scripts of; $COMPOSER_HOME its home.
     assert _verdict(setup, "composer install", "@workspace/out/**") is Effect.ALLOW
-    monkeypatch.setenv("COMPOSER", "out/c.json")
+    pass_on(monkeypatch, "COMPOSER", "out/c.json")
     assert _verdict(setup, "composer install", "@workspace/out/**") is not Effect.ALLOW
     monkeypatch.delenv("COMPOSER")
-    monkeypatch.setenv("COMPOSER_HOME", str(setup.workspace / "out" / "c"))
+    pass_on(monkeypatch, "COMPOSER_HOME", str(setup.workspace / "out" / "c"))
     assert _verdict(setup, "composer test", "@workspace/out/**") is not Effect.ALLOW
 
 

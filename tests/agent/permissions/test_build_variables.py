@@ -21,6 +21,7 @@ import pytest
 from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
+from .passed_env import pass_on
 from .test_build_includes import CMAKE_TOP, _verdict
 
 NOTES = "@workspace/out/*.md"  # the agent may write notes in out/, which no build file is named
@@ -48,7 +49,7 @@ def test_code_the_environment_names_asks_when_the_agent_may_write_it(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, line: str, environment: dict[str, str],
         files: dict[str, str]) -> None:
     for name, value in environment.items():
-        monkeypatch.setenv(name, value.replace("@WS@", str(setup.workspace)))
+        pass_on(monkeypatch, name, value.replace("@WS@", str(setup.workspace)))
     assert _verdict(setup, line, files, NOTES) is not Effect.ALLOW
 
 
@@ -62,7 +63,7 @@ def test_code_the_environment_names_asks_when_the_agent_may_write_it(
 def test_a_make_variable_not_read_lets_any_writable_file_count(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, environment: dict[str, str]) -> None:
     for name, value in environment.items():
-        monkeypatch.setenv(name, value)
+        pass_on(monkeypatch, name, value)
     assert _verdict(setup, "make", {"Makefile": "all:\n"}, "~/notes/**") is not Effect.ALLOW
 
 
@@ -105,7 +106,7 @@ def test_an_install_prefix_is_judged_as_written_below(setup: Setup, option: str)
 def test_variables_naming_no_writable_file_stay_allowed(setup: Setup, monkeypatch: pytest.MonkeyPatch, line: str,
                                                          environment: dict[str, str]) -> None:
     for name, value in environment.items():
-        monkeypatch.setenv(name, value)
+        pass_on(monkeypatch, name, value)
     files = {"Makefile": "all:\n", "src/a.mk": "X = 1\n", "src/CMakeLists.txt": CMAKE_TOP}
     assert _verdict(setup, line, files, NOTES) is Effect.ALLOW
 
@@ -162,7 +163,7 @@ def test_a_compiler_the_environment_names_counts(setup: Setup, monkeypatch: pyte
     files = {"src/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(p C CXX)\n"}
     for environment, allowed in ((harmless, True), (hostile, False)):
         for name, value in environment.items():
-            monkeypatch.setenv(name, value.replace("@WS@", str(setup.workspace)))
+            pass_on(monkeypatch, name, value.replace("@WS@", str(setup.workspace)))
         assert (_verdict(setup, "cmake -S src -B b", files, NOTES) is Effect.ALLOW) is allowed
 
 
@@ -186,7 +187,7 @@ def test_the_programs_of_makes_built_in_rules_in_the_environment_count(
         line: str, files: dict[str, str]) -> None:
     for environment, allowed in ((harmless, True), (hostile, False)):
         for name, value in environment.items():
-            monkeypatch.setenv(name, value.replace("@WS@", str(setup.workspace)))
+            pass_on(monkeypatch, name, value.replace("@WS@", str(setup.workspace)))
         assert (_verdict(setup, line, files, NOTES) is Effect.ALLOW) is allowed
 
 
@@ -220,9 +221,9 @@ def test_the_folders_the_user_package_registry_names_count(setup: Setup) -> None
 def test_the_prefixes_of_the_path_count_for_cmake(setup: Setup, monkeypatch: pytest.MonkeyPatch, path: str,
                                                   writable: str) -> None:
     files = {"src/CMakeLists.txt": CMAKE_TOP + "find_package(Foo CONFIG)\n"}
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    pass_on(monkeypatch, "PATH", "/usr/bin:/bin")
     assert _verdict(setup, "cmake -S src -B b", files, writable) is Effect.ALLOW
-    monkeypatch.setenv("PATH", f"/usr/bin:{path.replace('~', str(setup.home))}:/bin")
+    pass_on(monkeypatch, "PATH", f"/usr/bin:{path.replace('~', str(setup.home))}:/bin")
     assert _verdict(setup, "cmake -S src -B b", files, writable) is not Effect.ALLOW
 
 
@@ -236,7 +237,7 @@ def test_the_prefixes_of_the_path_count_for_cmake(setup: Setup, monkeypatch: pyt
 def test_other_files_below_a_path_prefix_leave_cmake_allowed(setup: Setup, monkeypatch: pytest.MonkeyPatch,
                                                              writable: str) -> None:
     files = {"src/CMakeLists.txt": CMAKE_TOP + "find_package(Foo CONFIG)\n"}
-    monkeypatch.setenv("PATH", f"/usr/bin:{setup.home}/.local/bin:/bin")
+    pass_on(monkeypatch, "PATH", f"/usr/bin:{setup.home}/.local/bin:/bin")
     assert _verdict(setup, "cmake -S src -B b", files, writable) is Effect.ALLOW
 
 

@@ -65,3 +65,27 @@ def test_any_other_line_keeps_every_folder(setup: Setup, line: str) -> None:
 def test_a_deny_where_it_runs_still_refuses(setup: Setup) -> None:
     denied = RULES + '\n[[rule]]\neffect = "deny"\ntool = "write"\npattern = "@workspace/out/a.o"\n'
     assert _effect(setup, "cd out && gcc -c ../src/a.c", denied) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "cd src && cd ../out && gcc -c ../src/a.c",
+    "cd src && cd .. && cd out && gcc -c ../src/a.c",
+    "cd src && cd ../out && cd ../src && cd ../out && gcc -S ../src/a.c",
+])
+def test_each_cd_of_a_chain_goes_from_the_folder_before(setup: Setup, line: str) -> None:
+    """s230: ``cd ../out`` after ``cd src &&`` only runs in src, so it goes to out, never to the
+    workspace's ``../out`` (strace, gcc 12, bash and dash: out/a.o is all that is written)."""
+    assert _effect(setup, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "cd src; cd ../out && gcc -c ../src/a.c",  # if cd src fails, cd ../out leaves the workspace
+    "cd src || cd ../out && gcc -c ../src/a.c",
+    "cd src && cd - && cd ../out && gcc -c ../src/a.c",  # cd - is not read here
+    "cd src && cd -P ../out && gcc -c ../src/a.c",
+    "cd src && pushd ../out && gcc -c ../src/a.c",
+    "ln -s .. src/up && cd src/up && cd ../out && gcc -c src/a.c",  # a link the line makes
+    "cd src && cd ../../out && gcc -c ../src/a.c",  # outside the workspace
+])
+def test_a_chain_the_engine_does_not_read_keeps_every_folder(setup: Setup, line: str) -> None:
+    assert _effect(setup, line) is not Effect.ALLOW

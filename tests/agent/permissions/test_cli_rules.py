@@ -68,7 +68,7 @@ def test_list_grants_revoke_and_trust(tmp_path: Path) -> None:
     assert [r["line"] for r in listing["rules"] if r["layer"] == "user"] == [2, 7, 12]
     assert rules("grants").stdout.strip() == "no grants in force"
     assert rules("revoke", "g_nothing").returncode == 1
-    assert rules("revoke", "--all").stdout.strip() == "revoked 0 grant(s)"
+    assert rules("revoke", "--all").stdout.strip() == "revoked 0 grants"
     (tmp_path / ".echo-desk").mkdir()
     (tmp_path / ".echo-desk" / "permissions.toml").write_text('[[rule]]\neffect = "allow"\ntool = "shell"\n'
                                                                 'pattern = "make **"\n')

@@ -21,6 +21,7 @@ from echo_desk.agent.permissions import Effect, git_environment
 
 from .conftest import Setup
 from .engine_verdicts import effect_under
+from .passed_env import pass_on
 
 RULES = """
 [[rule]]
@@ -43,7 +44,7 @@ def _verdict(setup: Setup, monkeypatch: pytest.MonkeyPatch, environ: dict[str, s
     if repository and not (setup.workspace / ".git").exists():
         subprocess.run(["git", "init", "-q", str(setup.workspace)], check=True)
     for name, value in environ.items():
-        monkeypatch.setenv(name, value.replace("@WS@", str(setup.workspace)))
+        pass_on(monkeypatch, name, value.replace("@WS@", str(setup.workspace)))
     (setup.workspace / "package.json").write_text('{"scripts": {"test": "node -e 1"}}')
     return effect_under(setup, RULES, line)
 

@@ -22,6 +22,7 @@ from echo_desk.agent.permissions.shell import analyse
 from .conftest import Setup
 from .engine_verdicts import effect_of as _effect
 from .engine_verdicts import rule_text as _rules
+from .passed_env import pass_on
 
 # -- item 1: no rules at all, allowed -----------------------------------------------------------
 NO_RULES_ALLOWED = [
@@ -985,10 +986,10 @@ def test_go_asks_for_a_go_work_named_by_gowork_that_the_agent_may_write(setup: S
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """``$GOWORK`` (in the environment the commands inherit) names the go.work go reads."""
     (setup.workspace / "out").mkdir(exist_ok=True)
-    monkeypatch.setenv("GOWORK", str(setup.workspace / "out" / "go.work"))
+    pass_on(monkeypatch, "GOWORK", str(setup.workspace / "out" / "go.work"))
     setup.write_user_rules(_rules("go build **") + _rules("@workspace/out/**", tool="write"))
     assert _effect(setup, "go build ./cmd/x") is not Effect.ALLOW
-    monkeypatch.setenv("GOWORK", "off")
+    pass_on(monkeypatch, "GOWORK", "off")
     assert _effect(setup, "go build ./cmd/x") is Effect.ALLOW
 
 
@@ -1004,7 +1005,7 @@ def test_go_asks_where_its_environment_names_a_file_or_folder_the_agent_may_writ
     for name in ("GOENV", "GOPATH", "GOMODCACHE"):
         monkeypatch.delenv(name, raising=False)
     assert _effect(setup, "go build ./cmd/x") is Effect.ALLOW
-    monkeypatch.setenv(variable, value)
+    pass_on(monkeypatch, variable, value)
     assert _effect(setup, "go build ./cmd/x") is not Effect.ALLOW
     if variable == "GOENV":
         assert _effect(setup, "go env GOPATH") is not Effect.ALLOW

@@ -17,6 +17,7 @@ from echo_desk.agent.permissions import Effect
 from echo_desk.agent.permissions.model import Opaque, Verdict
 
 from .conftest import Setup
+from .passed_env import pass_on
 
 VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
              "GIT_ALTERNATE_OBJECT_DIRECTORIES")
@@ -47,7 +48,7 @@ def _decide(setup: Setup, line: str, rules: str = RULES) -> Verdict:
 @pytest.mark.parametrize("name", VARIABLES)
 def test_echo_desk_s_own_variable_into_a_folder_outside_asks_saying_so(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
-    monkeypatch.setenv(name, value.replace("{outside}", str(setup.workspace.parent / "other")))
+    pass_on(monkeypatch, name, value.replace("{outside}", str(setup.workspace.parent / "other")))
     decision = _decide(setup, "git status")
     assert decision.effect is None
     assert decision.parts[0].opaque is Opaque.CD_OUTSIDE
@@ -84,7 +85,7 @@ def test_the_index_a_variable_names_is_judged_by_the_write_rules(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     writable = value.startswith("out/")
     assert _decide(setup, f"env GIT_INDEX_FILE={value} git add -A").effect is not Effect.ALLOW  # (no write rule)
-    monkeypatch.setenv("GIT_INDEX_FILE", value)
+    pass_on(monkeypatch, "GIT_INDEX_FILE", value)
     assert (_decide(setup, "git add -A", RULES + WRITES_OUT).effect is Effect.ALLOW) is writable
 
 
@@ -98,7 +99,7 @@ def test_a_repository_the_agent_may_write_that_git_dir_names_is_git_s_settings(
     (repository / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
     (repository / "config").write_text("[core]\n\tfsmonitor = touch PWNED\n", encoding="utf-8")
     assert _decide(setup, "git status", RULES + WRITES_OUT).effect is Effect.ALLOW
-    monkeypatch.setenv("GIT_DIR", "out/r")
+    pass_on(monkeypatch, "GIT_DIR", "out/r")
     assert _decide(setup, "git status", RULES + WRITES_OUT).effect is not Effect.ALLOW
     monkeypatch.delenv("GIT_DIR")
     assert _decide(setup, "env GIT_DIR=out/r git status", RULES + WRITES_OUT).effect is not Effect.ALLOW
@@ -168,10 +169,10 @@ def test_the_folder_cargo_s_variables_name_is_judged_by_the_write_rules(setup: S
 def test_echo_desk_s_own_cargo_target_folder_is_judged_by_the_write_rules(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     assert _decide(setup, "cargo build", RULES + CARGO).effect is Effect.ALLOW
-    monkeypatch.setenv("CARGO_TARGET_DIR", value)
+    pass_on(monkeypatch, "CARGO_TARGET_DIR", value)
     assert _decide(setup, "cargo build", RULES + CARGO).effect is not Effect.ALLOW
     assert _decide(setup, "cargo version", RULES + CARGO).effect is Effect.ALLOW  # (builds nothing)
-    monkeypatch.setenv("CARGO_TARGET_DIR", "out/t")
+    pass_on(monkeypatch, "CARGO_TARGET_DIR", "out/t")
     assert _decide(setup, "cargo build", RULES + CARGO + WRITES_OUT).effect is Effect.ALLOW
 
 
@@ -201,8 +202,58 @@ def test_tox_building_where_the_agent_may_write_stays_allowed(setup: Setup, line
 def test_echo_desk_s_own_tox_work_folder_is_judged_by_the_write_rules(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     assert _decide(setup, "tox -e py", RULES + TOX + WRITES_OUT).effect is Effect.ALLOW
-    monkeypatch.setenv("TOX_WORK_DIR", value)
+    pass_on(monkeypatch, "TOX_WORK_DIR", value)
     assert _decide(setup, "tox -e py", RULES + TOX + WRITES_OUT).effect is not Effect.ALLOW
     assert _decide(setup, "tox -e py --workdir out/tox", RULES + TOX + WRITES_OUT).effect is Effect.ALLOW
-    monkeypatch.setenv("TOX_WORK_DIR", "out/tox")
+    pass_on(monkeypatch, "TOX_WORK_DIR", "out/tox")
     assert _decide(setup, "tox -e py", RULES + TOX + WRITES_OUT).effect is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("name", "value", "line", "rules"), [
+    *((name, "../other", "git status", RULES) for name in VARIABLES),
+    ("CARGO_TARGET_DIR", "../other/t", "cargo build", RULES + CARGO),
+    ("TOX_WORK_DIR", "../other/wd", "tox -e py", RULES + TOX + WRITES_OUT),
+])
+def test_a_variable_of_echo_desk_s_own_that_commands_never_get_is_not_judged(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str, line: str, rules: str) -> None:
+    """s230: run_command passes a command only the allow-list of Echo Desk's environment
+    (``sandbox.command_environment``): a ``GIT_DIR`` Echo Desk was started with moves nothing,
+    so the engine judging it asked for a move that never happens."""
+    monkeypatch.setenv(name, value)
+    assert _decide(setup, line, rules).effect is Effect.ALLOW
+    assert _decide(setup, f"env {name}={value} {line}", rules).effect is not Effect.ALLOW  # (given: judged)
+
+
+@pytest.mark.parametrize("line", [
+    "env GIT_DIR=../other/.git git log", "env GIT_WORK_TREE={outside} git checkout -- README.md",
+    "env GIT_COMMON_DIR=../other/.git git status", "nice env GIT_DIR=../other/.git git log",
+    "env GIT_WORK_TREE=src env GIT_DIR=../other/.git git log",
+])
+def test_a_variable_the_line_gives_into_a_folder_outside_says_so(setup: Setup, line: str) -> None:
+    """s230: the ask's reason is what the engine found, a move outside the workspace, as for
+    the same variable a command inherits, not the 'dangerous option' of a rule that matched."""
+    decision = _decide(setup, line)
+    assert decision.effect is None
+    assert decision.parts[0].opaque is Opaque.CD_OUTSIDE
+
+
+def test_a_variable_the_line_gives_into_the_workspace_is_not_a_move_outside(setup: Setup) -> None:
+    assert _decide(setup, "env GIT_WORK_TREE=src git status").effect is Effect.ALLOW
+
+
+GIT_ADD = ('\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "git add **"\n'
+           '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "env GIT_*=* **"\n' + WRITES_OUT)
+
+
+@pytest.mark.parametrize("line", ["env GIT_INDEX_FILE=out/idx git add -A", "cd src && env GIT_INDEX_FILE=../out/idx git add -A"])
+def test_a_relative_index_the_line_gives_asks_where_the_agent_may_write(setup: Setup, line: str) -> None:
+    """s230: git finds a relative ``GIT_INDEX_FILE`` from the top of the work tree, not from the
+    folder it started in (``cd src && env GIT_INDEX_FILE=../other/idx git add -A`` wrote beside
+    the workspace, git 2.39, bash and dash): judged from the folder, it would be out/idx."""
+    (setup.workspace / "src").mkdir(exist_ok=True)
+    assert _decide(setup, line, GIT_ADD).effect is not Effect.ALLOW
+
+
+def test_an_absolute_index_the_agent_may_write_is_allowed(setup: Setup) -> None:
+    assert _decide(setup, f"env GIT_INDEX_FILE={setup.workspace}/out/idx git add -A", GIT_ADD).effect is Effect.ALLOW
+    assert _decide(setup, f"env GIT_INDEX_FILE={setup.workspace}/idx git add -A", GIT_ADD).effect is not Effect.ALLOW

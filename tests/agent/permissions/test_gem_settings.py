@@ -24,6 +24,7 @@ from echo_desk.agent.permissions import Effect
 from .conftest import Setup
 from .engine_verdicts import effect_of as _effect
 from .engine_verdicts import rule_text as _rules
+from .passed_env import pass_on
 
 
 class _Seen(http.server.BaseHTTPRequestHandler):
@@ -81,7 +82,7 @@ def test_a_gemrc_the_agent_may_write_asks(setup: Setup, writable: str, line: str
 
 def test_a_gemrc_named_by_gemrc_counts(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
     """(``$GEMRC`` in the environment the commands inherit: a list, relative to where gem runs.)"""
-    monkeypatch.setenv("GEMRC", "/nowhere/gemrc:out/gemrc")
+    pass_on(monkeypatch, "GEMRC", "/nowhere/gemrc:out/gemrc")
     setup.write_user_rules(_rules("gem **") + _rules("@workspace/out/**", tool="write"))
     assert _effect(setup, "gem install rake") is not Effect.ALLOW
 

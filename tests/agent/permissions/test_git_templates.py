@@ -22,6 +22,7 @@ from echo_desk.agent.permissions.git_folder_writes import templates
 
 from .conftest import Setup
 from .engine_verdicts import effect_of as _verdict
+from .passed_env import pass_on
 
 RULES = """
 [[rule]]
@@ -93,7 +94,7 @@ def test_a_template_the_agent_may_not_write_leaves_the_rule_in_force(world: Path
 def test_the_template_folder_the_environment_names_counts(world: Path, setup: Setup,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     assert _verdict(setup, "git init out/r") is Effect.ALLOW
-    monkeypatch.setenv("GIT_TEMPLATE_DIR", str(world / "out" / "tpl"))
+    pass_on(monkeypatch, "GIT_TEMPLATE_DIR", str(world / "out" / "tpl"))
     assert _verdict(setup, "git init out/r") is not Effect.ALLOW
 
 

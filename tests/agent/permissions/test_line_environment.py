@@ -17,6 +17,7 @@ from echo_desk.agent.permissions import Effect, line_environment, settings_comma
 
 from .conftest import Setup
 from .engine_verdicts import effect_under, rule_text, writes_allowed
+from .passed_env import pass_on
 
 PROGRAMS = "[hg|pip|git|gem|bundle|just|pytest|npm|curl|go|nice|ls|env|gh|make|cmake] **"
 
@@ -50,7 +51,7 @@ NAMED = [
 def test_a_variable_on_the_line_is_read_as_in_echo_desks_environment(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, variable: str, value: str, command: str) -> None:
     path = setup.workspace / value
-    monkeypatch.setenv(variable, str(path))
+    pass_on(monkeypatch, variable, str(path))
     inherited = _verdict(setup, command, variable, "@workspace/out/**")
     monkeypatch.delenv(variable)
     for line in (f"env {variable}={path} {command}", f"env {variable}={path} nice {command}",
@@ -95,7 +96,7 @@ def test_a_settings_command_writes_the_file_the_line_names(setup: Setup, monkeyp
     writable = ("~/.config/gh/**",)
     # (each time other words: Echo Desk's own environment is read once for the same words)
     assert _verdict(setup, line.format(1), variable, *writable) is Effect.ALLOW
-    monkeypatch.setenv(variable, str(named))
+    pass_on(monkeypatch, variable, str(named))
     assert _verdict(setup, line.format(2), variable, *writable) is not Effect.ALLOW
     monkeypatch.delenv(variable)
     assert _verdict(setup, f"env {variable}={named} {line.format(3)}", variable, *writable) is not Effect.ALLOW

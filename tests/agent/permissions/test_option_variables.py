@@ -14,12 +14,13 @@ from echo_desk.agent.permissions import Effect
 from echo_desk.agent.permissions.model import Verdict
 
 from .conftest import Setup
+from .passed_env import pass_on
 
 RULES = """
 [[rule]]
 effect = "allow"
 tool = "shell"
-pattern = "[tox|pip|pip3|python3 -m pip|nice|just] **"
+pattern = "[tox|pip|pip3|python3 -m pip|nice|just|cargo|uv|uvx] **"
 """
 WRITES_OUT = '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/out/**"\n'
 #: A developer's everyday pip settings: where packages come from, how long to wait, a CA file.
@@ -47,7 +48,7 @@ def _outside(setup: Setup, value: str) -> str:
 def test_echo_desk_s_own_tox_option_variable_is_judged_as_the_option(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     assert _decide(setup, "tox -e x").effect is Effect.ALLOW
-    monkeypatch.setenv(name, _outside(setup, value))
+    pass_on(monkeypatch, name, _outside(setup, value))
     assert _decide(setup, "tox -e x").effect is not Effect.ALLOW
     assert _decide(setup, "nice tox -e x").effect is not Effect.ALLOW  # (also where a wrapper runs it)
 
@@ -60,7 +61,7 @@ def test_echo_desk_s_own_tox_option_variable_is_judged_as_the_option(
 ])
 def test_a_tox_option_variable_naming_nothing_the_agent_may_change_stays_allowed(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
-    monkeypatch.setenv(name, value)
+    pass_on(monkeypatch, name, value)
     assert _decide(setup, "tox -e x").effect is Effect.ALLOW
 
 
@@ -70,7 +71,7 @@ def test_a_tox_option_variable_naming_nothing_the_agent_may_change_stays_allowed
 ])
 def test_a_tox_option_variable_the_engine_does_not_understand_asks(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
-    monkeypatch.setenv(name, value)
+    pass_on(monkeypatch, name, value)
     assert _decide(setup, "tox -e x").effect is not Effect.ALLOW
 
 
@@ -85,14 +86,14 @@ def test_a_tox_option_variable_the_engine_does_not_understand_asks(
 def test_echo_desk_s_own_pip_option_variable_is_judged_as_the_option(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str, line: str) -> None:
     assert _decide(setup, line).effect is Effect.ALLOW
-    monkeypatch.setenv(name, _outside(setup, value))
+    pass_on(monkeypatch, name, _outside(setup, value))
     assert _decide(setup, line).effect is not Effect.ALLOW
 
 
 @pytest.mark.parametrize(("name", "value"), [("PIP_TARGET", "out/t"), ("PIP_LOG", "out/pip.log")])
 def test_pip_writing_where_the_agent_may_write_stays_allowed(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
-    monkeypatch.setenv(name, value)
+    pass_on(monkeypatch, name, value)
     assert _decide(setup, "pip install foo").effect is Effect.ALLOW
     assert _decide(setup, "pip install foo", RULES).effect is not Effect.ALLOW  # (no write rule: asks)
 
@@ -100,13 +101,13 @@ def test_pip_writing_where_the_agent_may_write_stays_allowed(
 @pytest.mark.parametrize("value", ["0", "false", "No", "off"])
 def test_pip_told_not_to_install_for_the_user_stays_allowed(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
-    monkeypatch.setenv("PIP_USER", value)
+    pass_on(monkeypatch, "PIP_USER", value)
     assert _decide(setup, "pip install foo").effect is Effect.ALLOW
 
 
 def test_an_everyday_pip_environment_keeps_pip_allowed(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
     for name, value in EVERYDAY_PIP.items():
-        monkeypatch.setenv(name, value)
+        pass_on(monkeypatch, name, value)
     for line in ("pip install foo", "pip install -U foo bar", "pip list", "pip freeze", "pip show foo",
                  "python3 -m pip install -U foo", "pip download foo"):
         assert _decide(setup, line).effect is Effect.ALLOW, line
@@ -116,7 +117,7 @@ def test_an_everyday_pip_environment_keeps_pip_allowed(setup: Setup, monkeypatch
 def test_the_person_s_own_pip_cache_keeps_pip_allowed(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     """Echo Desk's own PIP_CACHE_DIR is the person's choice, as the default ~/.cache/pip is."""
-    monkeypatch.setenv("PIP_CACHE_DIR", value)
+    pass_on(monkeypatch, "PIP_CACHE_DIR", value)
     assert _decide(setup, "pip install foo", RULES).effect is Effect.ALLOW
 
 
@@ -130,7 +131,7 @@ def test_a_pip_cache_the_line_names_is_judged_by_the_write_rules(setup: Setup) -
 
 def test_an_install_option_is_not_taken_by_a_listing_subcommand(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
     """pip takes a variable only for an option the subcommand has: ``pip list`` ignores PIP_TARGET."""
-    monkeypatch.setenv("PIP_TARGET", "../other/t")
+    pass_on(monkeypatch, "PIP_TARGET", "../other/t")
     assert _decide(setup, "pip list").effect is Effect.ALLOW
     assert _decide(setup, "pip install foo").effect is not Effect.ALLOW
 
@@ -145,7 +146,7 @@ def test_echo_desk_s_own_just_option_variable_is_judged_as_the_option(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, variables: dict[str, str]) -> None:
     assert _decide(setup, "just x").effect is Effect.ALLOW
     for name, value in variables.items():
-        monkeypatch.setenv(name, _outside(setup, value))
+        pass_on(monkeypatch, name, _outside(setup, value))
     assert _decide(setup, "just x").effect is not Effect.ALLOW
 
 
@@ -153,7 +154,7 @@ def test_echo_desk_s_own_just_option_variable_is_judged_as_the_option(
                                            ("JUST_UNSTABLE", "1"), ("JUST_DRY_RUN", "true"), ("JUST_JOBS", "4")])
 def test_a_just_option_variable_naming_nothing_the_agent_may_change_stays_allowed(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
-    monkeypatch.setenv(name, value)
+    pass_on(monkeypatch, name, value)
     assert _decide(setup, "just x").effect is Effect.ALLOW
 
 
@@ -181,3 +182,117 @@ def test_a_tox_or_just_option_that_runs_or_loads_what_the_rule_does_not_trust_as
 ])
 def test_everyday_tox_and_just_lines_stay_allowed(setup: Setup, line: str) -> None:
     assert _decide(setup, line).effect is Effect.ALLOW
+
+
+# -- cargo (s237) -------------------------------------------------------------------------------
+CARGO_LINES = ("cargo build", "cargo run", "nice cargo test")
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("CARGO_BUILD_RUSTC_WRAPPER", "out/w"), ("RUSTC_WRAPPER", "out/w"), ("RUSTC_WORKSPACE_WRAPPER", "./out/w"),
+    ("CARGO_BUILD_RUSTC", "out/rustc"), ("RUSTC", "out/bin/rustc"), ("RUSTDOC", "out/rustdoc"),
+    ("CARGO_HOME", "out/ch"), ("CARGO_HOME", "out"),
+    ("CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER", "/usr/bin/env"),
+    ("CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER", "cc"), ("CARGO_ALIAS_B", "run"),
+    ("CARGO_ALIAS_BUILD", "run --config build.rustc-wrapper=out/w"), ("RUSTFLAGS", "-C linker=out/w"),
+    ("CARGO_ENCODED_RUSTFLAGS", "-Clinker=out/w"), ("CARGO_BUILD_RUSTFLAGS", "-C linker=out/w"),
+    ("CARGO_REGISTRIES_X_CREDENTIAL_PROVIDER", "out/p"), ("CARGO_PROFILE_DEV_RUSTFLAGS", "-C linker=out/w"),
+    ("CARGO_UNSTABLE_SOMETHING", "true"), ("CARGO_SOMETHING_NEW", "1"),
+])
+@pytest.mark.parametrize("line", CARGO_LINES)
+def test_echo_desk_s_own_cargo_variable_is_judged_as_the_setting(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str, line: str) -> None:
+    """Echo Desk started with ``CARGO_HOME=out/ch`` made ``cargo build`` run the rustc-wrapper
+    out/ch/config.toml names; ``RUSTC_WRAPPER=out/w`` and the rest ran out/w (cargo 1.95, bash
+    and dash): a program or settings file the agent may write, or a setting not understood, asks."""
+    assert _decide(setup, line).effect is Effect.ALLOW
+    pass_on(monkeypatch, name, value)
+    assert _decide(setup, line).effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("CARGO_HOME", "~/.cargo"), ("CARGO_HOME", "/opt/cargo"), ("RUSTC_WRAPPER", "sccache"),
+    ("RUSTC_WRAPPER", "/usr/bin/sccache"), ("CARGO_INSTALL_ROOT", "/opt/cargo"), ("CARGO_TERM_COLOR", "always"),
+    ("CARGO_INCREMENTAL", "0"), ("CARGO_NET_RETRY", "5"), ("CARGO_REGISTRIES_CRATES_IO_PROTOCOL", "sparse"),
+    ("CARGO_PROFILE_DEV_DEBUG", "0"), ("CARGO_PROFILE_RELEASE_LTO", "true"), ("CARGO_BUILD_JOBS", "2"),
+    ("CARGO_TARGET_DIR", "out/t"), ("CARGO_PKG_NAME", "x"),
+])
+def test_a_cargo_variable_naming_nothing_the_agent_may_change_stays_allowed(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
+    pass_on(monkeypatch, name, value.replace("~", str(setup.home)) if value.startswith("~") else value)
+    for line in CARGO_LINES:
+        assert _decide(setup, line).effect is Effect.ALLOW, line
+
+
+#: A rule naming the assignments of cargo's variables.
+CARGO_NAMED = "".join(f'\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "env {name}=* cargo **"\n' for name in (
+    "CARGO_BUILD_RUSTC_WRAPPER", "RUSTC_WRAPPER", "CARGO_BUILD_RUSTC", "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER",
+    "CARGO_ALIAS_B", "RUSTFLAGS", "CARGO_HOME", "CARGO_INSTALL_ROOT"))
+
+
+@pytest.mark.parametrize("line", [
+    "env CARGO_BUILD_RUSTC_WRAPPER=@WS@/out/w cargo build", "env RUSTC_WRAPPER=@WS@/out/w cargo build",
+    "env RUSTC_WRAPPER=sccache cargo build", "env CARGO_BUILD_RUSTC=@WS@/out/w cargo build",
+    "env CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER=@WS@/out/w cargo run", "env CARGO_ALIAS_B=run cargo b",
+    "env RUSTFLAGS='-C linker=@WS@/out/w' cargo build", "env CARGO_HOME=@WS@/out/ch cargo build",
+    "env CARGO_HOME=@OTHER@/ch cargo build", "env CARGO_HOME=@HOME@/.cargo cargo build",
+    "env CARGO_INSTALL_ROOT=@OTHER@ cargo install --path .",
+])
+def test_a_cargo_variable_the_line_gives_is_judged_under_a_rule_naming_the_assignment(setup: Setup, line: str) -> None:
+    """Each of these ran out/w, read out/ch/config.toml (whose rustc-wrapper ran) or wrote into
+    ../other/ch (``.package-cache``, even ``--offline``) under ``bash --noprofile --norc -c`` and
+    ``dash -c`` (cargo 1.95, s237): a rule naming the assignment trusts the variable, not every
+    program or folder its value may name."""
+    line = (line.replace("@WS@", str(setup.workspace)).replace("@HOME@", str(setup.home))
+            .replace("@OTHER@", str(setup.workspace.parent / "other")))
+    assert _decide(setup, line, RULES + WRITES_OUT + CARGO_NAMED).effect is not Effect.ALLOW
+
+
+# -- uv (s237) ----------------------------------------------------------------------------------
+UV_LINES = ("uv sync", "uv lock", "nice uv sync", "uv --offline sync --frozen")
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("UV_PROJECT", "../other"), ("UV_PROJECT", "{outside}"), ("UV_WORKING_DIR", "../other"),
+    ("UV_WORKING_DIRECTORY", "{outside}"), ("UV_ENV_FILE", "out/e.env"), ("UV_CONFIG_FILE", "out/uv.toml"),
+    ("UV_PROJECT_ENVIRONMENT", "../other/venv"), ("UV_PYTHON", "out/python"), ("UV_SYSTEM_PYTHON", "1"),
+    ("UV_PYTHON_INSTALL_DIR", "../other/py"), ("UV_FIND_LINKS", "out/wheels"), ("UV_KEYRING_PROVIDER", "subprocess"),
+    ("UV_SOMETHING_NEW", "1"),
+])
+@pytest.mark.parametrize("line", UV_LINES)
+def test_echo_desk_s_own_uv_variable_is_judged_as_the_option(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str, line: str) -> None:
+    """Echo Desk started with ``UV_ENV_FILE=out/e.env`` (``PYTHONPATH=out``) made ``uv run python``
+    run out/sitecustomize.py, with ``UV_PROJECT_ENVIRONMENT=../other/venv`` ``uv sync`` built it
+    there, with ``UV_WORKING_DIRECTORY=../other`` ``uv run x.py`` ran ../other/x.py (uv 0.13.9,
+    bash and dash)."""
+    assert _decide(setup, line).effect is Effect.ALLOW
+    pass_on(monkeypatch, name, _outside(setup, value))
+    assert _decide(setup, line).effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("name", "value"), [("UV_ENV_FILE", "out/e.env"), ("UV_PYTHON", "out/python"),
+                                           ("UV_SOMETHING_NEW", "1")])
+def test_uvx_takes_uv_s_variables(setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
+    assert _decide(setup, "uvx ruff check").effect is Effect.ALLOW
+    pass_on(monkeypatch, name, value)
+    assert _decide(setup, "uvx ruff check").effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("UV_CACHE_DIR", "/data/uv"), ("UV_CACHE_DIR", "../other/c"), ("UV_INDEX_URL", "https://pypi.example/simple"),
+    ("UV_EXTRA_INDEX_URL", "https://a/"), ("UV_NO_PROGRESS", "1"), ("UV_LINK_MODE", "copy"), ("UV_FROZEN", "1"),
+    ("UV_PYTHON_PREFERENCE", "only-system"), ("UV_RUN_RECURSION_DEPTH", "1"), ("UV_PROJECT", "src"),
+    ("UV_WORKING_DIR", "."),
+])
+def test_a_uv_variable_naming_nothing_the_agent_may_change_stays_allowed(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
+    pass_on(monkeypatch, name, value)
+    for line in (*UV_LINES, "uvx ruff check"):
+        assert _decide(setup, line).effect is Effect.ALLOW, line
+
+
+def test_a_uv_cache_the_line_names_asks(setup: Setup) -> None:
+    """Echo Desk's own UV_CACHE_DIR is the person's cache; one the line gives is not judged yet."""
+    named = RULES + '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "env UV_CACHE_DIR=* uv **"\n'
+    assert _decide(setup, f"env UV_CACHE_DIR={setup.workspace.parent}/other/c uv sync", named).effect is not Effect.ALLOW

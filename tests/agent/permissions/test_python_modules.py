@@ -20,6 +20,7 @@ from echo_desk.agent.permissions import Effect
 from .conftest import Setup
 from .engine_verdicts import effect_under
 from .engine_verdicts import rule_text as _rules
+from .passed_env import pass_on
 
 RULES = (_rules("pip config list", "pip list **", "mypy **", "cd **") + _rules("pip install **", effect="deny")
          + _rules("@workspace/out/**", tool="write"))
@@ -53,10 +54,10 @@ def test_a_deny_for_the_program_denies_the_module(setup: Setup) -> None:
 
 
 def test_a_python_path_the_agent_may_write_asks_for_both_forms(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PYTHONPATH", "out")
+    pass_on(monkeypatch, "PYTHONPATH", "out")
     for line in ("python -m pip config list", "pip config list", "python -m mypy src"):
         assert _verdict(setup, line) is not Effect.ALLOW, line
-    monkeypatch.setenv("PYTHONPATH", "src")
+    pass_on(monkeypatch, "PYTHONPATH", "src")
     assert _verdict(setup, "python -m pip config list") is Effect.ALLOW
 
 

@@ -15,6 +15,7 @@ import pytest
 from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
+from .passed_env import pass_on
 
 RULES = """
 [[rule]]
@@ -39,7 +40,7 @@ def test_a_changed_environment_is_read_again(setup: Setup, monkeypatch: pytest.M
     setup.write_user_rules(RULES)
     setup.engine.refresh()
     assert setup.engine.check_command(line, workspace=setup.workspace).effect is Effect.ALLOW
-    monkeypatch.setenv(variable, str(tmp_path / "elsewhere"))  # (outside the home: no write rule)
+    pass_on(monkeypatch, variable, str(tmp_path / "elsewhere"))  # (outside the home: no write rule)
     assert setup.engine.check_command(line, workspace=setup.workspace).effect is not Effect.ALLOW
     monkeypatch.delenv(variable)
     assert setup.engine.check_command(line, workspace=setup.workspace).effect is Effect.ALLOW
@@ -54,7 +55,7 @@ def test_a_changed_gemrc_variable_is_read_again(setup: Setup, monkeypatch: pytes
     setup.engine.refresh()
     line = "gem list"
     assert setup.engine.check_command(line, workspace=setup.workspace).effect is Effect.ALLOW
-    monkeypatch.setenv("GEMRC", str(setup.home / "gems" / "rc"))
+    pass_on(monkeypatch, "GEMRC", str(setup.home / "gems" / "rc"))
     assert setup.engine.check_command(line, workspace=setup.workspace).effect is not Effect.ALLOW
     monkeypatch.delenv("GEMRC")
     assert setup.engine.check_command(line, workspace=setup.workspace).effect is Effect.ALLOW

@@ -15,6 +15,7 @@ from tests.agent.permissions.git_setup import git_in
 
 from .conftest import Setup
 from .engine_verdicts import effect_under, writes_allowed
+from .passed_env import pass_on
 
 CHECKERS = """
 [[rule]]
@@ -183,9 +184,9 @@ def test_pytest_addopts_in_the_environment_may_name_any_doctest_file(setup: Setu
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """``PYTEST_ADDOPTS`` in the environment Echo Desk's commands inherit: pytest adds its options
     to the line's (``--doctest-glob=*.md`` runs tests/x.md): any file under what it collects."""
-    monkeypatch.setenv("PYTEST_ADDOPTS", "--doctest-glob=*.md")
+    pass_on(monkeypatch, "PYTEST_ADDOPTS", "--doctest-glob=*.md")
     assert _verdict(setup, "pytest tests", "@workspace/**/*.md") is not Effect.ALLOW
-    monkeypatch.setenv("PYTEST_ADDOPTS", " ")
+    pass_on(monkeypatch, "PYTEST_ADDOPTS", " ")
     assert _verdict(setup, "pytest tests", "@workspace/**/*.md") is Effect.ALLOW
 
 
@@ -231,9 +232,9 @@ def test_each_user_settings_file_counts(setup: Setup, line: str, writable: str) 
 
 def test_the_settings_folder_named_by_xdg_config_home_counts(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
     elsewhere = setup.workspace / "out" / "config"
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(elsewhere))
+    pass_on(monkeypatch, "XDG_CONFIG_HOME", str(elsewhere))
     assert _verdict(setup, "ruff check src", "@workspace/out/config/**") is not Effect.ALLOW
-    monkeypatch.setenv("XDG_CONFIG_HOME", "relative/config")  # not absolute: programs ignore it
+    pass_on(monkeypatch, "XDG_CONFIG_HOME", "relative/config")  # not absolute: programs ignore it
     assert _verdict(setup, "ruff check src", "@workspace/out/config/**") is Effect.ALLOW
 
 
@@ -511,11 +512,11 @@ def test_a_manual_page_folder_the_agent_may_write_asks(setup: Setup, monkeypatch
     ~/.ssh/id_rsa`` was printed by ``man zzz``, man-db 2.11, under bash and dash). The
     scratch world of the hostile corpus has no such folder the agent may write, so the case is
     proven here against the engine."""
-    monkeypatch.setenv("PATH", f"/usr/bin:{setup.home}/.local/bin:/bin")
+    pass_on(monkeypatch, "PATH", f"/usr/bin:{setup.home}/.local/bin:/bin")
     monkeypatch.delenv("MANPATH", raising=False)
     assert _verdict(setup, line, "~/.local/share/**") is not Effect.ALLOW
     assert _verdict(setup, line, "~/.local/share/*.txt") is Effect.ALLOW  # (no page folder)
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    pass_on(monkeypatch, "PATH", "/usr/bin:/bin")
     assert _verdict(setup, line, "~/.local/share/**") is Effect.ALLOW
-    monkeypatch.setenv("MANPATH", f"{setup.home}/.local/share/man:")
+    pass_on(monkeypatch, "MANPATH", f"{setup.home}/.local/share/man:")
     assert _verdict(setup, line, "~/.local/share/**") is not Effect.ALLOW

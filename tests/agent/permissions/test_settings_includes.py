@@ -18,6 +18,7 @@ from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
 from .engine_verdicts import effect_under
+from .passed_env import pass_on
 
 HG = """
 [[rule]]
@@ -103,7 +104,7 @@ def test_the_settings_hgrcpath_names(setup: Setup, monkeypatch: pytest.MonkeyPat
     it names (a folder: its ``*.rc`` files) instead of the system's and the user's."""
     rules = HG + '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "~/rc/**"\n'
     (setup.home / "rc").mkdir()
-    monkeypatch.setenv("HGRCPATH", str(setup.home / named))
+    pass_on(monkeypatch, "HGRCPATH", str(setup.home / named))
     assert (_verdict(setup, rules, "hg status") is Effect.ALLOW) is (effect is Effect.ALLOW)
 
 
@@ -333,7 +334,7 @@ def test_the_curlrc_of_curl_home(setup: Setup, monkeypatch: pytest.MonkeyPatch, 
                                  effect: Effect | None) -> None:
     """``$CURL_HOME`` in the environment the commands inherit from Echo Desk moves ``.curlrc``
     (proven: its ``output`` wrote a file)."""
-    monkeypatch.setenv("CURL_HOME", str(setup.home / named))
+    pass_on(monkeypatch, "CURL_HOME", str(setup.home / named))
     assert (_verdict(setup, CURL, "curl -s http://127.0.0.1/") is Effect.ALLOW) is (effect is Effect.ALLOW)
 
 

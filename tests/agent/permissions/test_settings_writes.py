@@ -21,6 +21,7 @@ from echo_desk.agent.permissions.git_settings_writes import config_written
 
 from .conftest import Setup
 from .engine_verdicts import effect_under, writes_allowed
+from .passed_env import pass_on
 
 RULES = """
 [[rule]]
@@ -101,8 +102,8 @@ def test_the_files_each_form_writes(argv: tuple[str | None, ...], written: tuple
 
 
 def test_the_environment_s_global_file_counts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "g"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "x"))
+    pass_on(monkeypatch, "GIT_CONFIG_GLOBAL", str(tmp_path / "g"))
+    pass_on(monkeypatch, "XDG_CONFIG_HOME", str(tmp_path / "x"))
     assert config_written(("git", "config", "--global", "a.b", "c"), 1) == (
         "~/.gitconfig", "~/.config/git/config", str(tmp_path / "g"), str(tmp_path / "x" / "git" / "config"))
 
@@ -154,7 +155,7 @@ def test_npm_s_reading_forms_stay_allowed(setup: Setup, line: str) -> None:
 def test_npm_writes_the_user_file_the_environment_names(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from echo_desk.agent.permissions import npm_settings_writes
 
-    monkeypatch.setenv("npm_config_userconfig", str(tmp_path / "rc"))
+    pass_on(monkeypatch, "npm_config_userconfig", str(tmp_path / "rc"))
     assert npm_settings_writes.written(("npm", "config", "set", "a=b"), "npm") == ("~/.npmrc", str(tmp_path / "rc"))
 
 
@@ -322,14 +323,14 @@ def test_the_files_each_settings_command_writes(argv: tuple[str | None, ...], fi
 def test_the_environment_s_settings_folders_count(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from echo_desk.agent.permissions import settings_commands
 
-    monkeypatch.setenv("GH_CONFIG_DIR", str(tmp_path / "gh"))
+    pass_on(monkeypatch, "GH_CONFIG_DIR", str(tmp_path / "gh"))
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    monkeypatch.setenv("RUSTUP_HOME", str(tmp_path / "rustup"))
+    pass_on(monkeypatch, "RUSTUP_HOME", str(tmp_path / "rustup"))
     assert settings_commands.written(("gh", "config", "set", "a", "b"), settings_commands.COMMANDS["gh"])[0] == (
         "~/.config/gh/config.yml", str(tmp_path / "gh" / "config.yml"))
     assert settings_commands.written(("rustup", "default", "x"), settings_commands.COMMANDS["rustup"])[1] == (
         "~/.rustup", str(tmp_path / "rustup"))
-    monkeypatch.setenv("GEMRC", str(tmp_path / "gemrc"))
+    pass_on(monkeypatch, "GEMRC", str(tmp_path / "gemrc"))
     assert settings_commands.written(("gem", "sources", "-r", "u"), settings_commands.COMMANDS["gem"])[0] == (
         "~/.gemrc", "~/.config/gem/gemrc", str(tmp_path / "gemrc"))
 

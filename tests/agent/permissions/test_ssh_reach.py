@@ -16,6 +16,7 @@ from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
 from .engine_verdicts import effect_under
+from .passed_env import pass_on
 
 RULES = """
 [[rule]]
@@ -110,7 +111,7 @@ def test_the_file_git_ssh_command_names_counts(setup: Setup, monkeypatch: pytest
     """``$GIT_SSH_COMMAND`` in the environment the commands inherit from Echo Desk: git runs it
     instead of ssh (``ssh -F FILE`` reads FILE's ProxyCommand)."""
     assert _verdict(setup, "git fetch x:repo") is Effect.ALLOW
-    monkeypatch.setenv("GIT_SSH_COMMAND", "ssh -F out/cfg")
+    pass_on(monkeypatch, "GIT_SSH_COMMAND", "ssh -F out/cfg")
     assert _verdict(setup, "git fetch x:repo") is not Effect.ALLOW
 
 

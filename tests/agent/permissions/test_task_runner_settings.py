@@ -11,6 +11,7 @@ import pytest
 from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
+from .passed_env import pass_on
 from .test_fail_closed import _effect, _rules
 
 
@@ -50,14 +51,14 @@ def test_the_settings_files_kubeconfig_names_in_echo_desk_s_environment_are_kube
     relative file in the folder it runs in): a file there the agent may write asks, as
     ``--kubeconfig out/k`` does. (``~/k``: kubectl reads ~ as a folder name; the shell that set
     it may have expanded it: both count.)"""
-    monkeypatch.setenv("KUBECONFIG", value.format(ws=setup.workspace))
+    pass_on(monkeypatch, "KUBECONFIG", value.format(ws=setup.workspace))
     assert _judged(setup, "kubectl get pods", "@workspace/**") is not Effect.ALLOW
 
 
 @pytest.mark.parametrize("value", ["/nonexistent/k", "/nonexistent/a::/nonexistent/b", ""])
 def test_settings_files_kubeconfig_names_the_agent_cannot_write_leave_the_rule_in_force(
         setup: Setup, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
-    monkeypatch.setenv("KUBECONFIG", value)
+    pass_on(monkeypatch, "KUBECONFIG", value)
     assert _judged(setup, "kubectl get pods", "@workspace/**") is Effect.ALLOW
 
 
