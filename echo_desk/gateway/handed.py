@@ -152,6 +152,11 @@ class Ending(NamedTuple):
     #: Handing it back was tried and failed (why): its pipes are closed instead.
     not_handed_back: NotHandedBack | None = None
 
+    @classmethod
+    def not_handed(cls, why: NotHandedBack) -> Ending:
+        """Handing it back failed (``why``): its pipes are closed."""
+        return cls(False, f"not handed back ({why}): its pipes are closed", why)
+
 
 async def serve_handed(fds: tuple[int, int], session: McpSession, reader: asyncio.StreamReader,
                        deadline: float, out: LineWriter | None = None,
@@ -174,7 +179,7 @@ async def serve_handed(fds: tuple[int, int], session: McpSession, reader: asynci
                 with contextlib.suppress(asyncio.CancelledError):
                     await gateway_gone
                 why = await hand_back(wire, seen, session.backend, reader, out)
-                outcome = (Ending(False, f"not handed back ({why}): its pipes are closed", why) if why is not None
+                outcome = (Ending.not_handed(why) if why is not None
                            else Ending(True, "handed back to its gateway"))
         finally:
             for task in watched:

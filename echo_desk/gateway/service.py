@@ -390,7 +390,7 @@ class GatewayService:
             # machine): its pipes are closed, and the Activity tab must say so all the same.
             if connection.quitting is not None and connection.quitting.is_set():
                 cut = NotHandedBack(HandBackFailure.TOO_SLOW, seconds=HAND_BACK_CUTOFF_SECONDS)
-                self._note_ending(connection, Ending(False, f"not handed back ({cut}): its pipes are closed", cut))
+                self._note_ending(connection, Ending.not_handed(cut))
             raise
         self._note_ending(connection, ending)
 
