@@ -15,7 +15,8 @@ import pytest
 from tool_test_helpers import MakeCtx, RecordingHost, run_tool
 
 from echo_desk import sandbox
-from echo_desk.builtins.shell.run_command import OutputBuffer, command_environment
+from echo_desk.builtins.shell.run_command import OutputBuffer
+from echo_desk.sandbox import command_environment
 from echo_desk.store.settings import SandboxMode
 from echo_desk.tools import CancelledByUser, ErrorKind
 from tests.run_command_helpers import run_command_tool, unsandboxed

@@ -14,7 +14,7 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Annotated
 
 from pydantic import Field
@@ -52,12 +52,6 @@ HEAD_BYTES = 32 * 1024
 TAIL_BYTES = 32 * 1024
 STREAM_LIMIT = 1024 * 1024
 CHUNK = 64 * 1024
-
-
-def command_environment(source: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The variables a command run outside the sandbox gets: ``sandbox.command_environment``,
-    the environment the permission engine judged it with."""
-    return sandbox.command_environment(source)
 
 
 class OutputBuffer:
@@ -240,7 +234,8 @@ class RunCommand(BuiltinTool[CommandArguments]):
         dir_fd, workdir = _enter(cwd)
         # The shell whose grammar the permission rules parsed, reading no start-up file.
         shell = command_shell()
-        argv, env = shell.argv(command), {**command_environment(), "PWD": str(cwd)}
+        # (The environment the permission engine judged it with: ``sandbox.command_environment``.)
+        argv, env = shell.argv(command), {**sandbox.command_environment(), "PWD": str(cwd)}
         pass_fds: tuple[int, ...] = ()
         launch: sandbox.Launch | None = None
         # Outside the sandbox a supervisor ends setsid/daemonized leftovers and knows the shell's
