@@ -42,6 +42,7 @@ from echo_desk.agent.permissions.folder_writes import (
     second_or,
 )
 from echo_desk.agent.permissions.git_settings_writes import from_starts
+from echo_desk.agent.permissions.long_prefixes import long_prefix
 from echo_desk.agent.permissions.options import OptionSet, flags, read_options, values
 
 Paths = tuple[str | None, ...]
@@ -119,8 +120,7 @@ _APPLY_WORKTREE = ("--apply", "--index")
 def _applied(argv: Sequence[str | None], words: Sequence[str | None]) -> Paths:
     """The folder ``git apply`` writes below: the one it runs in (``None``: not known)."""
     def given(names: tuple[str, ...]) -> bool:
-        return any(w is not None and len(w.partition("=")[0]) > 2 and w.startswith("--")
-                   and any(n.startswith(w.partition("=")[0]) for n in names) for w in words)
+        return any(w is not None and long_prefix(w, n) for w in words for n in names)
     if given(_APPLY_ELSEWHERE) and not given(_APPLY_WORKTREE) and None not in words:
         return ()
     return (from_starts(argv, "."),)

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions import programs
 from echo_desk.agent.permissions.build_tools import COMPILER, PREPROCESSOR
+from echo_desk.agent.permissions.long_prefixes import long_prefix
 from echo_desk.agent.permissions.options import OptionSet, read_options
 
 _CHECKSUMS = frozenset({"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum",
@@ -39,7 +40,7 @@ def reads_listed_files(words: Sequence[str | None]) -> bool:
     program = programs.name_of(words[0]) if words and words[0] is not None else None
     values = list(words[1:])
     if program in ("sort", "wc", "du"):
-        return any(v is not None and _long_prefix(v, "--files0-from") for v in values)
+        return any(v is not None and long_prefix(v, "--files0-from") for v in values)
     if program == "find":
         # find takes the folders it walks from the file (`-files0-from F`, `-` its input) and
         # lists each (findutils 4.9). A primary is a whole word: no prefix, no cluster.
@@ -52,7 +53,7 @@ def reads_listed_files(words: Sequence[str | None]) -> bool:
     if program == "cpio":
         return _cpio_reads_names(values)
     if program in _CHECKSUMS:
-        return any(v is not None and (_long_prefix(v, "--check") or (v[:1] == "-" and v[1:2] != "-" and "c" in v))
+        return any(v is not None and (long_prefix(v, "--check") or (v[:1] == "-" and v[1:2] != "-" and "c" in v))
                    for v in values)
     if program == "man":
         return _man_reads_documents(values)
@@ -105,14 +106,8 @@ def _cpio_reads_names(values: Sequence[str | None]) -> bool:
     words = [v for v in values if v is not None]
     letters = {c for w in words if w.startswith("-") and not w.startswith("--") for c in w[1:]}
     longs = [w.partition("=")[0] for w in words if w.startswith("--")]
-    return bool(letters & {"o", "p"}) or any(_long_prefix(w, "--create") or _long_prefix(w, "--pass-through")
+    return bool(letters & {"o", "p"}) or any(long_prefix(w, "--create") or long_prefix(w, "--pass-through")
                                              for w in longs)
-
-
-def _long_prefix(word: str, option: str) -> bool:
-    """Whether ``word`` is ``option`` or a prefix of it (GNU programs take a unique prefix)."""
-    name = word.partition("=")[0]
-    return len(name) > 2 and name.startswith("--") and option.startswith(name)
 
 
 #: A jq program's module directives and builtins that read files found through a search path

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["SHORTENS", "named"]
+__all__ = ["SHORTENS", "long_prefix", "named"]
 
 #: Programs that take any unique beginning of a long option (``--x`` on) as that option.
 SHORTENS = frozenset({"make", "tox", "pre-commit"})
@@ -23,8 +23,15 @@ def named(program: str | None, word: str, longs: Iterable[str]) -> str | None:
     """The long option of ``longs`` that ``word`` (its name before any ``=``) spells, in full or,
     for the programs of ``SHORTENS``, shortened; ``None``: none of them."""
     name = word.partition("=")[0]
-    shortens = program in SHORTENS and name.startswith("--") and len(name) > 2
+    shortens = program in SHORTENS
     for long in longs:
-        if name == long or (shortens and long.startswith("--") and long.startswith(name)):
+        if name == long or (shortens and long_prefix(word, long)):
             return long
     return None
+
+
+def long_prefix(word: str, option: str) -> bool:
+    """Whether ``word`` (its name before any ``=``) is the long ``option`` or a beginning of it,
+    as a GNU or argparse reader takes it."""
+    name = word.partition("=")[0]
+    return len(name) > 2 and name.startswith("--") and option.startswith(name)

@@ -50,6 +50,7 @@ from echo_desk.agent.permissions.decide import (
     provenance_of,
 )
 from echo_desk.agent.permissions.literal_tilde import LiteralTildes, left_by_shell
+from echo_desk.agent.permissions.long_prefixes import long_prefix
 from echo_desk.agent.permissions.matchers import PathPattern
 from echo_desk.agent.permissions.model import (
     Decider,
@@ -1186,12 +1187,6 @@ def _home_expanded(value: str, home: Path) -> str | None:
     return None if value.startswith("~") else value
 
 
-def _long_prefix(word: str, option: str) -> bool:
-    """Whether ``word`` is ``option`` or a prefix of it (GNU programs take a unique prefix)."""
-    name = word.partition("=")[0]
-    return len(name) > 2 and name.startswith("--") and option.startswith(name)
-
-
 #: Listers and the options with which they follow links below what they list (a letter: a short
 #: option, clustered too; a name: a long option or a unique prefix of it, or find's ``-follow``).
 _LISTS_THROUGH_LINKS: dict[str, frozenset[str]] = {
@@ -1211,7 +1206,7 @@ def _lister_options(program: str, values: Sequence[str | None]) -> set[str] | No
     letters = {c for v in options if v[:1] == "-" and v[1:2] != "-" for c in v[1:]}
     longs = {v.partition("=")[0] for v in options if v.startswith("--")}
     return {n for n in needs if (len(n) == 1 and n in letters) or (len(n) > 1 and any(
-        _long_prefix(word, "--" + n) and len(word) > 5 for word in longs)) or ("-" + n in options)}
+        long_prefix(word, "--" + n) and len(word) > 5 for word in longs)) or ("-" + n in options)}
 
 
 def lists_entries_only(words: tuple[Word, ...]) -> bool:
@@ -1233,7 +1228,7 @@ def _follows_links(words: tuple[Word, ...]) -> bool:
     if program == "diff":  # diff -r follows the links in the folders it compares
         values = [w.value for w in words[1:]]
         ended = values.index("--") if "--" in values else len(values)
-        return any(v is None or (_long_prefix(v, "--recursive") and len(v) > 4)
+        return any(v is None or (long_prefix(v, "--recursive") and len(v) > 4)
                    or (v[:1] == "-" and v[1:2] != "-" and "r" in v) for v in values[:ended])
     if program in _LISTS_THROUGH_LINKS:
         # Listers that follow the links below what they list (`ls -RL`, `tree -l`, `du -L`,
