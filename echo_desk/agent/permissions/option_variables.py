@@ -8,8 +8,9 @@ started with ``TOX_CONFIG_FILE=out/t.ini`` made ``tox -e x`` run the commands of
 write where they say, ``JUST_WORKING_DIRECTORY=../other`` made ``just x`` run the recipe of
 ../other's justfile there (proven, tox 4.67, pip 23.2, just 1.59 under bash and dash, s229).
 
-Such a variable, in the environment the command runs with (``line_environment``: Echo Desk's
-own, with what the line gives on top), is judged as the option it stands for would be:
+Such a variable, in the environment the command runs with (``line_environment``: the
+allow-list of Echo Desk's own that ``run_command`` passes, where of these only ``CARGO_HOME``
+is, with what the line gives on top), is judged as the option it stands for would be:
 
 - tox's, just's and uv's are given to the command as its own option words (``--conf=out/t.ini``,
   ``--working-directory=../other``), so the engine judges them where it judges the line's: the
