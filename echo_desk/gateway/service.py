@@ -30,6 +30,7 @@ from echo_desk.gateway.clients import BadClientName, client_key, display_name
 from echo_desk.gateway.hand_back_failure import HandBackFailure, NotHandedBack
 from echo_desk.gateway.handed import (
     HAND_BACK_SECONDS,
+    QUIT_WHILE_RUNNING,
     Ending,
     InAppBackend,
     asked_deadline,
@@ -39,6 +40,7 @@ from echo_desk.gateway.handed import (
 from echo_desk.gateway.http_failure import listen_failure
 from echo_desk.gateway.local_socket import listening_socket, same_user, socket_path
 from echo_desk.gateway.protocol import LineWriter, Message, ProtocolError, read_message
+from echo_desk.gateway.results import error_result
 from echo_desk.gateway.session import (
     APPROVALS_AT_ONCE,
     KEEPALIVE_SECONDS,
@@ -146,6 +148,9 @@ class GatewayService:
         #: waiting for them (``PENDING_PER_CLIENT``), made on this loop; every client's in ``_waiting``.
         self._approval_turns: dict[str, ApprovalTurns] = {}
         self._waiting = WaitingRoom()
+        #: Set when the app quits: a relayed call it withdraws is answered so (``QUIT_WHILE_RUNNING``),
+        #: and one that comes after is refused so.
+        self._quitting = False
 
     # -- lifecycle ----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -230,12 +235,21 @@ class GatewayService:
         task.add_done_callback(self._applying.discard)
 
     async def aclose(self) -> None:
-        await self.stop_http()
+        self._quitting = True
         for stop in self._unsubscribe:
             stop()
         self._unsubscribe.clear()
         if self._server is not None:
             self._server.close()
+        # The relayed calls first, the HTTP gateway's among them: each is answered that Echo Desk
+        # quit, which ends its HTTP request. (Stopped first, the HTTP server waited for requests
+        # that were answered only after it: the quit stalled 10 s and gave up on the rest.)
+        relayed = [t for c in list(self._connections) if c.serving is None for t in c.calls.values()]
+        for task in relayed:
+            task.cancel()
+        if relayed:
+            await asyncio.wait(relayed, timeout=5)
+        await self.stop_http()
         # A handed session's calls are its own: ending its serving withdraws them and closes its
         # pipes, unless its gateway asked to take it back: then the serving hands it back, and
         # is ended as the others only if that takes too long.
@@ -437,10 +451,18 @@ class GatewayService:
         async def progress(text: str) -> None:
             await out.send({"type": "progress", "id": request_id, "message": text})
 
+        if self._quitting:
+            await _try_send(out, {"type": "result", "id": request_id,
+                                  "result": error_result(QUIT_WHILE_RUNNING.format(tool=name))})
+            return
         try:
             result = await connection.session.call(name, arguments or {}, progress)
         except asyncio.CancelledError:
-            return  # withdrawn by the client: it expects no answer
+            if not self._quitting:
+                return  # withdrawn by the client: it expects no answer
+            # Withdrawn by the quit: said so once its record (cancelled) is in the audit.
+            await self.engine.dispatcher.recorded(f"{name} (for {connection.session.client}, withdrawn on quit)")
+            result = error_result(QUIT_WHILE_RUNNING.format(tool=name))
         await _try_send(out, {"type": "result", "id": request_id, "result": result})
 
     # -- telling clients their tools changed --------------------------------------------------
