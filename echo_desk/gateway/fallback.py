@@ -82,6 +82,16 @@ class LocalBackend:
     #: recorded again.
     _recorded: list[str] = field(default_factory=list, init=False)
 
+    def __post_init__(self) -> None:
+        closing = self.close
+
+        async def close() -> None:  # a closed engine's tools are not news to the client
+            if self._late is not None:
+                self._late.cancel()
+            await closing()
+
+        self.close = close
+
     def watch_tools(self, changed: Callable[[], None]) -> None:
         self.on_tools_changed = changed
 
