@@ -51,7 +51,7 @@ from echo_desk.gateway.session import (
     WaitingRoom,
 )
 from echo_desk.gateway.stdio_gateway import McpSession
-from echo_desk.store.audit import session_handed_back, session_not_handed_back
+from echo_desk.store.audit import session_handed_back, session_not_handed_back, tools_listed_without
 from echo_desk.store.paths import real_own_places
 
 if TYPE_CHECKING:
@@ -109,6 +109,8 @@ class _Connection:
         #: Set when the app quits: a handed session whose gateway asked for it (``take_back``) is
         #: handed back to it rather than ended.
         self.quitting: asyncio.Event | None = None
+        #: The MCP servers still starting when the client last listed its tools (left out of it).
+        self.left_out: list[str] = []
 
     def track(self, request_id: Any, task: asyncio.Task[None]) -> None:
         self.calls[request_id] = task
@@ -391,7 +393,7 @@ class GatewayService:
     async def _serve_handed(self, reader: asyncio.StreamReader, connection: _Connection,
                             pipes: tuple[int, int]) -> None:
         def listed(tools: list[dict[str, Any]]) -> None:
-            connection.tools_signature = _signature(tools)
+            self._listed(connection, tools)
 
         session = McpSession(InAppBackend(connection.session, listed))
         connection.tools_changed = session.tools_changed
@@ -433,7 +435,7 @@ class GatewayService:
                     running.cancel()
             elif kind == "list":
                 tools = connection.session.tools()
-                connection.tools_signature = _signature(tools)
+                self._listed(connection, tools)
                 await connection.out.send({"type": "tools", "id": request_id, "tools": tools})
             elif kind == "status":
                 await connection.out.send({"type": "status", "id": request_id, "app": f"echo-desk {__version__}",
@@ -466,6 +468,28 @@ class GatewayService:
         await _try_send(out, {"type": "result", "id": request_id, "result": result})
 
     # -- telling clients their tools changed --------------------------------------------------
+    def _listed(self, connection: _Connection, tools: list[dict[str, Any]]) -> None:
+        """The client was given ``tools``: what it is told changed is measured from them. A list
+        given while MCP servers were still starting lacks their tools: recorded (once for the same
+        servers), as the gateway's own engine does; the client is told when they have started."""
+        connection.tools_signature = _signature(tools)
+        starting = self._still_starting()
+        if starting and starting != connection.left_out:
+            client = connection.session.client
+            log.info("listed the tools of %s without those of MCP servers still starting: %s", client,
+                     ", ".join(starting))
+            audit = self.engine.dispatcher.audit
+            if audit is not None:
+                audit.append(tools_listed_without(client, time.time(), starting))
+        connection.left_out = starting
+
+    def _still_starting(self) -> list[str]:
+        mcp = getattr(self.engine, "mcp", None)
+        if mcp is None:
+            return []
+        # ``ServerState`` is a string enum of the MCP package, which the gateway does not import.
+        return sorted(status.name for status in mcp.statuses() if status.state == "starting")
+
     def _watch_tools(self) -> None:
         loop = self._loop
         assert loop is not None
