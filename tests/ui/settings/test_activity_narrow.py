@@ -16,7 +16,14 @@ import pytest
 
 from echo_desk.store.audit import AuditLog, AuditRecord
 from echo_desk.ui.core import i18n_qt
-from echo_desk.ui.settings.activity_tab import COL_DECIDER, COL_TIME, COL_TOOL, COL_VERDICT, COL_WHO, ActivityTab
+from echo_desk.ui.settings.activity_tab import (
+    COL_DECIDER,
+    COL_TIME,
+    COL_TOOL,
+    COL_VERDICT,
+    COL_WHO,
+    ActivityTab,
+)
 
 LONG_TOOL = "github__create_pull_request_review_with_comments"
 
