@@ -155,7 +155,7 @@ class MainWindow(QMainWindow):
         bar = QHBoxLayout()
         self.model_label = QLabel()
         self.model_picker = QComboBox()
-        self.model_picker.setMinimumContentsLength(18)
+        self.model_picker.setMinimumContentsLength(12)
         self.model_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.model_picker.setMaximumWidth(380)
         self.model_picker.activated.connect(lambda _i: self.model_chosen.emit(self.model_picker.currentData() or ""))
