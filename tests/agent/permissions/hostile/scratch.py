@@ -35,7 +35,8 @@ WORKSPACE_FILES: dict[str, str] = {
     ".github/workflows/ci.yml": "on: push\n",
     "tests/test_ok.py": "def test_ok(tmp_path):\n    assert tmp_path.is_dir()\n",
     "Makefile": "test:\n\t@echo ok\n",
-    "package.json": json.dumps({"name": "demo", "version": "1.0.0", "scripts": {"test": "echo ok"}}) + "\n",
+    # The test script is node's own test runner, which takes what the line adds to it (s241).
+    "package.json": json.dumps({"name": "demo", "version": "1.0.0", "scripts": {"test": "node --test"}}) + "\n",
     # A file whose name is an option, as a hostile repository can ship: a glob in the
     # folder turns it into an option of whatever program the glob is given to.
     "pit/--output=PWNED": "",
