@@ -22,6 +22,7 @@ from echo_desk.agent.permissions import (
     build_tools,
     build_variables,
     curl_config,
+    docker_settings,
     folder_moves,
     gdb_init,
     gem_config,
@@ -983,10 +984,16 @@ def _user_places(program: str, home: Path) -> list[Place]:
 
 def _named_places(program: str, argv: Sequence[str | None], cwds: Sequence[Path], home: Path) -> list[Place]:
     """What the user's settings of ``program`` include and name: ssh's, for a command that may
-    run it (``ssh_reach``; git's: ``_git_places``), curl's (``curl_config``, with the
+    run it (``ssh_reach``; git's: ``_git_places``; docker's: ``docker_settings``, with its
+    settings folder), curl's (``curl_config``, with the
     ``.curlrc`` of ``$CURL_HOME``), and composer's home that ``$COMPOSER_HOME`` names."""
     if program != "git" and ssh_reach.runs_ssh(program, argv):
         return _ssh_places(cwds, home)
+    if program == "docker":
+        docker = docker_settings.settings(argv, cwds, home)
+        found = [ANY_FILE] if None in docker.folders else [
+            Place(f, ("file",), below=True, suffixes=("",)) for f in docker.folders if f is not None]
+        return found + (_ssh_places(cwds, home) if docker.runs_ssh else [])
     if program == "curl":
         files = curl_config.settings_files(home)
         return [Place(f.parent, (f.name,)) for f in files] + [_place(i) for i in curl_config.named(files, cwds, home)]
