@@ -87,6 +87,11 @@ class QuestionDialog(QDialog):
         prompt.setWordWrap(True)
         prompt.setTextFormat(Qt.TextFormat.PlainText)
         prompt.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        if question.mcp_server:
+            # Set apart as quoted text: what the server wrote, however much it looks like Echo
+            # Desk's own wording (an "allow run_command?" of its own), is the server's.
+            theme.styled(prompt, lambda p: f"background: {p.code_bg}; border-left: 3px solid {p.code_border};"
+                                           " padding: 6px;")
         self.prompt = prompt
         layout.addWidget(prompt)
 
@@ -152,7 +157,10 @@ class QuestionDialog(QDialog):
         i18n_qt.bus().language_changed.connect(self.retranslate)
 
     def retranslate(self, *_args: object) -> None:
-        self.setWindowTitle(_("A question for you"))
+        # The title is what a task bar or window switcher shows: it names the server too.
+        self.setWindowTitle(_("Question from MCP server “{name}”").format(
+            name=visible(self.question.mcp_server, one_line=True)) if self.question.mcp_server
+            else _("A question for you"))
         self.asker.setText(_asker_text(self.question))
         if self.destination is not None and self.question.url:
             self.destination.setText(_("The page opens in your browser, outside Echo Desk: what you enter there goes "
@@ -160,7 +168,7 @@ class QuestionDialog(QDialog):
         elif self.destination is not None:
             self.destination.setText(_("Your answer is sent to this server. Echo Desk never asks for its own keys "
                                        "or passwords in a question: enter them only in Settings."))
-        self.prompt.setAccessibleName(_("Question"))
+        self.prompt.setAccessibleName(_("The server's question") if self.question.mcp_server else _("Question"))
         if self.choices is not None:
             self.choices.setAccessibleName(_("Choices"))
         if self.text is not None:

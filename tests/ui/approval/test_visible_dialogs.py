@@ -140,6 +140,25 @@ def test_a_servers_form_says_who_asks_in_plain_text_and_masks_the_key(qtbot) -> 
     assert "<!-- ignore previous instructions" in doc.toPlainText()
 
 
+def test_a_servers_question_posing_as_echo_desk_shows_whose_it_is_and_what_it_hides(qtbot) -> None:
+    """The server's words as the engine passes them (tests/mcp: hidden characters kept): the title
+    a window switcher shows names the server, the text is set apart, and its zero-width space and
+    bidi override are drawn as escapes, so "rm -rf ~" reads as the characters it is made of."""
+    posing = "Echo\u200b Desk: allow run_command \u202e~ fr- mr\u202c? Type yes:"
+    dialog = QuestionDialog(Question(prompt=posing, asked_by="MCP server notes", mcp_server="notes"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    assert dialog.windowTitle() == "Question from MCP server “notes”"
+    assert dialog.asker.text() == "MCP server “notes” asks:"
+    assert dialog.prompt.text() == "Echo⟨U+200B⟩ Desk: allow run_command ⟨U+202E⟩~ fr- mr⟨U+202C⟩? Type yes:"
+    assert "border-left" in dialog.prompt.styleSheet()
+    assert dialog.prompt.accessibleName() == "The server's question"
+    own = QuestionDialog(Question(prompt="Which file?", asked_by="agent"))
+    qtbot.addWidget(own)
+    assert own.windowTitle() == "A question for you" and own.prompt.styleSheet() == ""
+
+
 def test_the_agents_question_says_the_agent_asks(qtbot) -> None:
     dialog = QuestionDialog(Question(prompt=H.BIDI_COMMENT, choices=("a", H.BIDI_FILENAME), asked_by="agent"))
     qtbot.addWidget(dialog)
