@@ -16,12 +16,14 @@ from PySide6.QtWidgets import (
     QDialog,
     QDoubleSpinBox,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -35,6 +37,9 @@ from echo_desk.tools.results import JsonObject
 from echo_desk.ui.approval.front_delay import FrontDelay
 from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.widgets.full_text_box import plain_tooltip
+
+#: How many lines of the question show before it scrolls.
+MOST_PROMPT_LINES = 20
 
 
 def _plain_label(text: str) -> QLabel:
@@ -93,7 +98,19 @@ class QuestionDialog(QDialog):
             theme.styled(prompt, lambda p: f"background: {p.code_bg}; border-left: 3px solid {p.code_border};"
                                            " padding: 6px;")
         self.prompt = prompt
-        layout.addWidget(prompt)
+        # A long text scrolls in a box of its own: at full height, a server's 2,000-line message
+        # put the buttons 28,000 pixels below the screen. A short one stays a label, sized to fit.
+        self.prompt_scroll: QScrollArea | None = None
+        if question.prompt.count("\n") >= MOST_PROMPT_LINES or len(question.prompt) > MOST_PROMPT_LINES * 80:
+            self.prompt_scroll = QScrollArea()
+            self.prompt_scroll.setWidgetResizable(True)
+            self.prompt_scroll.setFrameShape(QFrame.Shape.NoFrame)
+            self.prompt_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+            self.prompt_scroll.setWidget(prompt)
+            self.prompt_scroll.setFixedHeight(self.fontMetrics().lineSpacing() * MOST_PROMPT_LINES)
+            layout.addWidget(self.prompt_scroll)
+        else:
+            layout.addWidget(prompt)
 
         self.text: QLineEdit | None = None
         self.choices: QListWidget | None = None
