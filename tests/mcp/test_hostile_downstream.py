@@ -128,6 +128,7 @@ async def test_a_servers_question_reaches_the_person_as_the_server_wrote_it(make
     host = AnsweringHost(Answer(action="decline"))
     config = parse_server("h", {"command": sys.executable, "args": ["-S", str(HOSTILE_SERVER)],
                                 "env": {"HOSTILE_QUESTION": POSING_AS_ECHO_DESK}, "sandbox": where == "sandboxed"})
+    assert config.sandbox is (where == "sandboxed")
     manager = make_manager({"h": config}, host=host)
     await manager.start("h")
     result = await get_tool(registry, "h__ask").execute({}, ctx("ask", host))
