@@ -378,7 +378,7 @@ def test_activity_says_which_servers_a_clients_list_was_answered_without(page, b
     assert activity is not None
     activity.reload()
     [row] = _rows(activity.calls)
-    assert row[1:] == ["", "tools listed without servers still starting", "", "Cursor (through MCP)"]
+    assert row[1:] == ["Cursor (through MCP)", "", "tools listed without servers still starting", ""]
     activity.calls.setCurrentItem(activity.calls.topLevelItem(0))
     detail = activity.detail.text()
     assert detail.startswith("Cursor asked for its tools while these MCP servers were still starting: slow, git"), detail
@@ -389,7 +389,7 @@ def test_activity_says_which_servers_a_clients_list_was_answered_without(page, b
     try:
         apply_language("zh_CN")
         [row] = _rows(activity.calls)
-        assert row[2] == "列出工具时有服务器仍在启动"
+        assert row[3] == "列出工具时有服务器仍在启动"
         activity.calls.setCurrentItem(activity.calls.topLevelItem(0))
         detail = activity.detail.text()
         assert "slow、git" in detail and "重新获取" in detail, detail
