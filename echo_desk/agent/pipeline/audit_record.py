@@ -124,7 +124,7 @@ class _Said(NamedTuple):
     client: str
 
 
-def _audit_record(*, at: float, duration_ms: float, said: _Said, arguments: object, hidden: tuple[str, ...],
+def _audit_record(*, at: float, duration_ms: float, said: _Said, arguments: Any, hidden: tuple[str, ...],
                   envelope: Envelope) -> AuditRecord:
     """The audit record of a call."""
     return AuditRecord(
