@@ -40,6 +40,8 @@ def arguments(shape: str, size: int) -> dict[str, Any]:
     """About ``size`` bytes of JSON arguments: one string, or many small objects."""
     if shape == "string":
         return {"text": "x" * size}
+    # "abcdefghij" holds one of the redaction's needles ("gh"): each value is then tried against the
+    # secret shapes one by one, the dearer case of a small value (most hold no needle at all).
     return {"items": [{"k": i, "v": "abcdefghij", "f": [1, 2]} for i in range(size // 40)]}
 
 
