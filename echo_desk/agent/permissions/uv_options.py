@@ -45,16 +45,16 @@ V = Takes.VALUE
 #: The global options (``uv --help``; clap marks them ``global``: they may follow the
 #: subcommand too), and the hidden ones uv 0.13.9 still takes. ``--directory`` and
 #: ``--project`` are judged as the folders they are (``program_options.FOLDER_OPTIONS``);
-#: ``--cache-dir`` where it writes (``_written``); a settings file may name another cache, a
-#: program for credentials (``keyring-provider``): asks unless named.
+#: ``--cache-dir`` writes where it says, as pip's does; a settings file may name another cache,
+#: a program for credentials (``keyring-provider``): they ask unless named.
 _GLOBAL = (
     *flags("-n|--no-cache --managed-python --no-managed-python --no-python-downloads --allow-python-downloads "
            "-q|--quiet -v|--verbose --system-certs --native-tls --no-native-tls --offline --no-offline --no-progress "
            "--no-config --preview --no-preview --isolated --show-settings --no-installer-metadata --no-color "
            "-h|--help -V|--version"),
     *values("--color --allow-insecure-host --trusted-host --preview-features --python-preference --python-fetch "
-            "--directory --project --cache-dir"),
-    opt("--config-file", V, Does.CONFIG),
+            "--directory --project"),
+    opt("--config-file", V, Does.CONFIG), opt("--cache-dir", V, Does.WRITES),
 )
 #: The options whose value may name something the agent wrote that uv then runs or builds: an
 #: interpreter (``--python``), a local package or a folder or index of packages. A value that
@@ -90,9 +90,28 @@ _TOOL_RUN = OptionSet((*_GLOBAL, *_RESOLVING, *flags("--lfs"), *values("--from -
                       abbreviations=False, permute=False)
 _BEFORE = OptionSet(_GLOBAL, abbreviations=False, permute=False)
 #: Any other subcommand's words: its own options are not all known (``strict=False``); the
-#: global ones and ``--python`` (``-p``, but for ``publish``'s password) are.
-_OTHER = OptionSet((*_GLOBAL, Option(("-p", "--python"), V)), abbreviations=False, strict=False)
-_PUBLISH = OptionSet((*_GLOBAL, *values("-p|--password")), abbreviations=False, strict=False)
+#: global ones, ``--python`` (``-p``, but for ``publish``'s password) and the long options naming
+#: where packages come from are, and those that write where they say (``_WRITERS``).
+_ELSEWHERE = (Option(("--python",), V), *values("--find-links --index-url --extra-index-url --index --default-index"))
+_OTHER = OptionSet((*_GLOBAL, *_ELSEWHERE, *values("-p")), abbreviations=False, strict=False)
+_PUBLISH = OptionSet((*_GLOBAL, *_ELSEWHERE, *values("-p|--password")), abbreviations=False, strict=False)
+#: The options of other subcommands that write where they say (``uv venv ../other/v``, ``uv pip
+#: compile -o ../other/r.txt``, ``uv init ../other/p`` wrote there: proven, s239), by subcommand
+#: (and ``uv pip``'s or ``uv python``'s own).
+_WRITERS: dict[tuple[str, str | None], str] = {
+    ("pip", "install"): "-t --target --prefix", ("pip", "sync"): "-t --target --prefix",
+    ("pip", "uninstall"): "-t --target --prefix", ("pip", "compile"): "-o --output-file",
+    ("build", None): "-o --out-dir", ("export", None): "-o --output-file", ("python", "install"): "-i --install-dir",
+}
+#: Subcommands whose one operand is the folder they create (``uv venv`` makes .venv without
+#: one), and their options taking a value, so the operand is found.
+_FOLDER_MAKERS = {
+    "venv": OptionSet((*_GLOBAL, *_ELSEWHERE, *values("-p --prompt --link-mode -i --index-strategy "
+                                                      "--keyring-provider --exclude-newer --exclude-newer-package "
+                                                      "--refresh-package")), abbreviations=False, strict=False),
+    "init": OptionSet((*_GLOBAL, *values("-p --python --name --description --vcs --build-backend --author-from")),
+                      abbreviations=False, strict=False),
+}
 #: ``uv tool`` subcommands that only print.
 _TOOL_READS = frozenset({"list", "dir"})
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
@@ -102,60 +121,65 @@ def uv_reading(argv: Argv, program: str) -> Reading:
     """``uv [global options] SUBCOMMAND …``; ``uv run`` and ``uv tool run`` run a command."""
     before = read_options(argv[1:], _BEFORE)
     found = _flags(before, _BEFORE)
-    if before.rest is None:
-        return _reading(program, before, found, unsure=before.dynamic)
-    unsure = before.dynamic or any(s.option is None for s in before.seen)
-    at = 1 + before.rest
-    if unsure:
+    if before.rest is None or before.dynamic or any(s.option is None for s in before.seen):
         # (an option not known here may have taken the word read as the subcommand)
-        return _reading(program, before, found, unsure=True)
-    subcommand = argv[at]
-    if subcommand == "run":
-        return _runner(argv, at + 1, _RUN, program, found, before)
-    if subcommand == "tool":
-        rest = read_options(argv[at + 1:], _BEFORE)
-        found += _flags(rest, _BEFORE)
-        if rest.rest is None or rest.dynamic or any(s.option is None for s in rest.seen):
-            return _reading(program, rest, found, unsure=True)
-        tool_at = at + 1 + rest.rest
-        if argv[tool_at] == "run":
-            return _runner(argv, tool_at + 1, _TOOL_RUN, program, found, before, rest)
-        if argv[tool_at] not in _TOOL_READS:
-            found.append(Flag(frozenset({"tool"}), "tool", Does.WRITES))
-        words = read_options(argv[tool_at + 1:], _OTHER)
-        return _reading(program, words, found + _flags(words, _OTHER), before, rest)
-    others = read_options(argv[at + 1:], _PUBLISH if subcommand == "publish" else _OTHER)
-    return _reading(program, others, found + _flags(others, _OTHER), before)
+        return Reading(program, flags=tuple(found), unreadable=before.rest is not None or before.dynamic)
+    at = 1 + before.rest
+    if argv[at] == "run":
+        return _runner(argv, at + 1, _RUN, program, found)
+    if argv[at] != "tool":
+        return _other(argv, at, program, found)
+    rest = read_options(argv[at + 1:], _BEFORE)
+    found += _flags(rest, _BEFORE)
+    if rest.rest is None or rest.dynamic or any(s.option is None for s in rest.seen):
+        return Reading(program, flags=tuple(found), unreadable=True)
+    tool_at = at + 1 + rest.rest
+    if argv[tool_at] == "run":
+        return _runner(argv, tool_at + 1, _TOOL_RUN, program, found)
+    if argv[tool_at] not in _TOOL_READS:
+        found.append(Flag(frozenset({"tool"}), "tool", Does.WRITES))
+    words = read_options(argv[tool_at + 1:], _OTHER)
+    return Reading(program, flags=(*found, *_flags(words, _OTHER)))
 
 
 def uvx_reading(argv: Argv, program: str) -> Reading:
     """``uvx`` is ``uv tool run``."""
-    return _runner(argv, 1, _TOOL_RUN, program, [], Parsed())
+    return _runner(argv, 1, _TOOL_RUN, program, [])
 
 
-def _runner(argv: Argv, start: int, spec: OptionSet, program: str, found: list[Flag], *earlier: Parsed) -> Reading:
+def _runner(argv: Argv, start: int, spec: OptionSet, program: str, found: list[Flag]) -> Reading:
     parsed = read_options(argv[start:], spec)
-    found = found + _flags(parsed, spec)
+    flagged = (*found, *_flags(parsed, spec))
     if parsed.rest is None:
-        return _reading(program, parsed, found, *earlier, unsure=parsed.dynamic)
+        return Reading(program, flags=flagged, unreadable=parsed.dynamic)
     command = start + parsed.rest
     named = {s.option.names[0] for s in parsed.seen if s.option is not None}
-    if spec is _RUN and named & (_MODULE | _SCRIPT):
-        words = argv[command:]
-        if any(w is None for w in words):
-            return _reading(program, parsed, found, *earlier, unsure=True)
-        python = ["python", "-m"] if named & _MODULE else ["python"]
-        line = shlex.join([*python, *(w for w in words if w is not None)])
-        inner = Inner(line=line, grammar=Grammar.POSIX)
+    if spec is not _RUN or not named & (_MODULE | _SCRIPT):
+        return Reading(program, flags=flagged, inners=(Inner(start=command),))
+    words = argv[command:]
+    if any(w is None for w in words):
+        return Reading(program, flags=flagged, unreadable=True)
+    python = ["python", "-m"] if named & _MODULE else ["python"]
+    line = shlex.join([*python, *(w for w in words if w is not None)])
+    return Reading(program, flags=flagged, inners=(Inner(line=line, grammar=Grammar.POSIX),))
+
+
+def _other(argv: Argv, at: int, program: str, found: list[Flag]) -> Reading:
+    """A subcommand other than ``run`` and ``tool``: its global options, ``--python``, where its
+    packages come from, where it writes (``_WRITERS``; ``_FOLDER_MAKERS``' operand, judged by
+    the write rules)."""
+    subcommand = argv[at] or ""
+    spec = _PUBLISH if subcommand == "publish" else _FOLDER_MAKERS.get(subcommand, _OTHER)
+    if subcommand in ("pip", "python"):
+        first = read_options(argv[at + 1:], spec)
+        writers = _WRITERS.get((subcommand, first.operands[0][1] if first.operands else None))
     else:
-        inner = Inner(start=command)
-    return _reading(program, parsed, found, *earlier, inners=(inner,))
-
-
-def _reading(program: str, parsed: Parsed, found: list[Flag], *earlier: Parsed, unsure: bool = False,
-             inners: tuple[Inner, ...] = ()) -> Reading:
-    written = tuple(v for p in (*earlier, parsed) for v in _written(p))
-    return Reading(program, flags=tuple(found), inners=inners, unreadable=unsure, written_below=written)
+        writers = _WRITERS.get((subcommand, None))
+    if writers is not None:
+        spec = OptionSet((*spec.options, opt(writers, V, Does.WRITES)), abbreviations=False, strict=False)
+    words = read_options(argv[at + 1:], spec)
+    made = (words.operands[0][1],) if subcommand in _FOLDER_MAKERS and words.operands else ()
+    return Reading(program, flags=(*found, *_flags(words, spec)), written_below=made)
 
 
 def _flags(parsed: Parsed, spec: OptionSet) -> list[Flag]:
@@ -183,8 +207,3 @@ def _local(value: str | None) -> bool:
         if "/" in part or part.startswith(".") or part.startswith("~"):
             return True
     return False
-
-
-def _written(parsed: Parsed) -> tuple[str | None, ...]:
-    """The cache folders the line gives, which uv creates and writes anywhere below."""
-    return tuple(s.value for s in parsed.seen if s.option is not None and "--cache-dir" in s.option.names)

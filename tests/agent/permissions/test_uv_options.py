@@ -34,7 +34,7 @@ def _effect(setup: Setup, line: str, rules: str = RULES) -> Effect | None:
 @pytest.mark.parametrize("line", [
     "uv run pytest tests", "uv run --with pytest-cov pytest tests", "uv run -p 3.12 true", "uv run --python=cpython@3.12 true",
     "uv --offline --no-progress run --frozen true", "uv -qq run --all-extras --group dev true", "uv run -- true",
-    "uv run --cache-dir out/uvc true", "uv --directory src run true", "uv run -m pytest tests", "uv run true --python out/py",
+    "uv --directory src run true", "uv venv out/v", "uv venv --prompt x -p 3.12", "uv pip list --target ../other/t", "uv run -m pytest tests", "uv run true --python out/py",
     "uv run --index-url https://pypi.example/simple true", "uv run --with 'git+https://example.com/a/b' true",
     "uv sync", "uv lock --offline", "uv sync -p 3.12", "uv pip install -r requirements.txt", "uv venv", "uv tool list",
     "uv publish -p secret", "uvx black --check src", "uv tool run black --check src",
@@ -53,8 +53,12 @@ def test_everyday_uv_lines_stay_allowed(setup: Setup, line: str) -> None:
     # files of packages and settings, a program for credentials, an environment file
     "uvx -c out/c.txt black", "uv run --env-file out/e.env true", "uv run --keyring-provider subprocess true",
     "uv sync --config-file out/uv.toml",
-    # the cache outside what the agent may write, whatever the subcommand
-    "uv sync --cache-dir ../other/c", "uv run --cache-dir=../other/c true",
+    # where it writes, outside what the agent may write, whatever the subcommand
+    "uv sync --cache-dir ../other/c", "uv run --cache-dir=../other/c true", "uv venv ../other/v",
+    "uv venv --prompt x ../other/v", "uv init ../other/np", "uv pip compile r.in -o ../other/r.txt",
+    "uv build -o ../other/dist", "uv export --output-file=../other/r.txt", "uv pip install -t ../other/t x",
+    "uv pip install --prefix ~/p x", "uv python install -i ../other/py 3.12",
+    "uv pip install --find-links out/w x", "uv add --index ./out/idx x",
     # `uv tool install` puts programs on the person's PATH
     "uv tool install black", "uv tool update-shell",
 ])
@@ -80,3 +84,12 @@ def test_a_rule_naming_tool_install_covers_it(setup: Setup) -> None:
     named = RULES + '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "uv tool install **"\n'
     assert _effect(setup, "uv tool install black") is not Effect.ALLOW
     assert _effect(setup, "uv tool install black", named) is Effect.ALLOW
+
+
+def test_a_cache_a_rule_names_is_judged_by_the_write_rules(setup: Setup) -> None:
+    """``--cache-dir`` writes where it says (``uv --cache-dir ../other/c run true`` wrote there),
+    as pip's does: naming it trusts the option, not every folder."""
+    named = RULES + '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "uv run --cache-dir * **"\n'
+    assert _effect(setup, "uv run --cache-dir out/uvc true") is not Effect.ALLOW
+    assert _effect(setup, "uv run --cache-dir out/uvc true", named) is Effect.ALLOW
+    assert _effect(setup, "uv run --cache-dir ../other/c true", named) is not Effect.ALLOW
