@@ -11,12 +11,13 @@ under bash and dash, s239).
 
 Now a global option before the subcommand must be known, or the command asks; ``uv run``'s and
 ``uv tool run``'s (``uvx``'s) must all be known; the options naming a program, a local package,
-a list of packages or settings ask unless a rule names them; the cache is judged by the write
-rules. ``uv run -m mod`` and ``uv run -s file`` are judged as the ``python -m mod`` and ``python
-file`` uv runs. Other subcommands' own options are not all known here: only the global ones
-and ``--python`` are judged there. ``uv tool`` subcommands other than ``run``, ``list`` and
-``dir`` install programs into ~/.local/bin or change shell startup files: a rule covers them only
-by naming ``tool``.
+a list of packages or settings ask unless a rule names them, and so do those that write (the
+cache, ``-o``, ``--target``…), whose place the write rules judge too. ``uv run -m mod`` and ``uv
+run -s file`` are judged as the ``python -m mod`` and ``python file`` uv runs. Other subcommands'
+own options are not all known here: the global ones, ``--python``, where packages come from and
+where they write are judged there, and the folder ``uv venv`` and ``uv init`` create. ``uv tool``
+subcommands other than ``run``, ``list`` and ``dir`` install programs into ~/.local/bin or
+change shell startup files: a rule covers them only by naming ``tool``.
 """
 
 from __future__ import annotations
