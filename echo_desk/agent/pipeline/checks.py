@@ -13,7 +13,7 @@ from echo_desk.agent.readiness import readiness_of
 from echo_desk.agent.registry import RegisteredTool, ToolRegistry
 from echo_desk.agent.schema_checks import validation_errors, validation_text
 from echo_desk.common.json_text import read_json
-from echo_desk.i18n import N_, deferred, for_person, quoted_later
+from echo_desk.i18n import N_, deferred, for_model, for_person, quoted_later
 from echo_desk.store.settings import Settings
 from echo_desk.tools.base import RESERVED_HIDDEN_PARAMETERS
 from echo_desk.tools.results import ErrorKind, RiskLevel
@@ -40,7 +40,7 @@ def admitted(record: CallRecord, registry: ToolRegistry, settings: Settings) -> 
     readiness = readiness_of(entry.tool)
     if not readiness.ready:
         detail = readiness.detail
-        raise CallStopped(ErrorKind.DEPENDENCY, for_person(f"tool '{name}' is not ready: {detail}",
+        raise CallStopped(ErrorKind.DEPENDENCY, for_person(f"tool '{name}' is not ready: {for_model(detail)}",
                                                            N_("{name} is not ready: {detail}"),
                                                            name=quoted_later(name), detail=detail))
     return entry, risk
@@ -106,7 +106,7 @@ def acquire_breaker(breakers: BreakerBoard, name: str) -> None:
     last = status.last_error or deferred(N_("unknown"))
     raise CallStopped(ErrorKind.DEPENDENCY, for_person(
         f"tool '{name}' is paused after {status.consecutive_failures} failures "
-        f"(last: {last}); retry in {status.retry_in_seconds:.0f} s",
+        f"(last: {for_model(last)}); retry in {status.retry_in_seconds:.0f} s",
         N_("{name} is paused after {count} failures in a row (the last: {error}). "
            "It can be tried again in {seconds} s."),
         name=quoted_later(name), count=status.consecutive_failures, error=last,
