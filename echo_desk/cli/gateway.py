@@ -172,7 +172,8 @@ async def _fallback_factory(client: str, workspace: str, why: str) -> Any:
         await starts.aclose()
         await runtime.aclose()
 
-    return local_backend(runtime, client, workspace_of(workspace), close, why, starts.for_tool, starts.every)
+    return local_backend(runtime, client, workspace_of(workspace), close, why, starts.for_tool, starts.every,
+                         starts.still_starting)
 
 
 def _status(*, as_json: bool) -> int:

@@ -72,14 +72,17 @@ def _definition(entry: RegisteredTool) -> tuple[object, ...]:
 def parsed_arguments(record: CallRecord, entry: RegisteredTool) -> dict[str, Any]:
     """The model's arguments: a JSON object without hidden parameters, valid for the schema;
     the hidden parameters are then injected from the scope."""
-    tool, raw = entry.tool, record.call.arguments
-    try:
-        params = read_json(raw) if raw.strip() else {}
-    except json.JSONDecodeError as exc:
-        record.arguments = {"_unparsed": raw[:2000]}
-        raise CallStopped(ErrorKind.VALIDATION, for_person(
-            f"arguments are not valid JSON ({exc.msg} at position {exc.pos})",
-            N_("The agent's arguments are not valid JSON (at character {position})."), position=exc.pos)) from None
+    tool, raw, given = entry.tool, record.call.arguments, record.call.parsed
+    if given is not None:
+        params: Any = dict(given)  # its own dict: the hidden parameters are added to it below
+    else:
+        try:
+            params = read_json(raw) if raw.strip() else {}
+        except json.JSONDecodeError as exc:
+            record.arguments = {"_unparsed": raw[:2000]}
+            raise CallStopped(ErrorKind.VALIDATION, for_person(
+                f"arguments are not valid JSON ({exc.msg} at position {exc.pos})",
+                N_("The agent's arguments are not valid JSON (at character {position})."), position=exc.pos)) from None
     record.arguments = params
     if not isinstance(params, dict):
         raise CallStopped(ErrorKind.VALIDATION, for_person(

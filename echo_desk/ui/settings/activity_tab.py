@@ -31,7 +31,7 @@ from echo_desk.agent.pipeline.call import Decision
 from echo_desk.common.visible_text import visible
 from echo_desk.gateway.clients import display_name
 from echo_desk.gateway.hand_back_failure import HandBackFailure
-from echo_desk.i18n import N_, _, ngettext, shown
+from echo_desk.i18n import N_, _, list_text, ngettext, shown
 from echo_desk.store.audit import AuditLog, Event
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui.core import i18n_qt, marshal
@@ -51,6 +51,7 @@ DECISION_LABELS = {
 EVENT_LABELS = {
     Event.SESSION_HANDED_BACK: N_("session handed back on quit"),
     Event.SESSION_NOT_HANDED_BACK: N_("session closed on quit"),
+    Event.TOOLS_LISTED_WITHOUT: N_("tools listed without servers still starting"),
 }
 #: Why a session could not be handed back (the row's ``error_kind``), as the detail says it.
 HAND_BACK_FAILURES = {
@@ -263,6 +264,12 @@ class ActivityTab(QWidget):
                 "so it closed the session: {client} sees its Echo Desk server end and must start it again to use "
                 "these tools.").format(client=client, why=_failure_words(record)))
             return
+        if event is Event.TOOLS_LISTED_WITHOUT:
+            self.detail.setText(_(
+                "{client} asked for its tools while these MCP servers were still starting: {servers}. Its list "
+                "came without their tools, so that it did not wait for them; it is told to list its tools again "
+                "once they have started.").format(client=client, servers=_servers_of(record)))
+            return
         if event is Event.SESSION_HANDED_BACK:
             self.detail.setText(_(
                 "Echo Desk quit and handed {client}'s session back to its own echo-desk gateway, which goes on "
@@ -330,6 +337,14 @@ def _failure_words(record: JsonObject) -> str:
     if why in HandBackFailure._value2member_map_:
         return _(HAND_BACK_FAILURES[HandBackFailure(str(why))])
     return _("the reason was not recorded")  # a later version's reason
+
+
+def _servers_of(record: JsonObject) -> str:
+    """The MCP servers a row names (their configured names, shown as plain text)."""
+    arguments = record.get("arguments")
+    servers = arguments.get("servers") if isinstance(arguments, dict) else None
+    names = [visible(str(name), one_line=True) for name in servers] if isinstance(servers, list) else []
+    return list_text(names)
 
 
 def _event(record: JsonObject) -> Event | None:

@@ -364,6 +364,41 @@ def test_activity_shows_a_session_closed_on_quit_and_why_in_both_languages(page,
         apply_language("en")
 
 
+def test_activity_says_which_servers_a_clients_list_was_answered_without(page, builtin_runtime):
+    # A list of the tools no longer waits for a server whose start is slow: the person sees here
+    # that Cursor got its tools without that server's, and that it is told to list them again.
+    import re
+    import time
+
+    from echo_desk.store.audit import tools_listed_without
+    from echo_desk.ui.core.i18n_qt import apply_language
+
+    builtin_runtime.audit.append(tools_listed_without("cursor", time.time(), ["slow", "git\u202ehub"]))
+    activity = page.activity
+    assert activity is not None
+    activity.reload()
+    [row] = _rows(activity.calls)
+    assert row[1:] == ["Cursor (through MCP)", "", "tools listed without servers still starting", ""]
+    activity.calls.setCurrentItem(activity.calls.topLevelItem(0))
+    detail = activity.detail.text()
+    assert detail.startswith("Cursor asked for its tools while these MCP servers were still starting: slow, git"), detail
+    assert "\u202e" not in detail  # a server's name is shown as plain text
+    activity.decision.setCurrentIndex(activity.decision.findData("tools_listed_without"))
+    assert activity.calls.topLevelItemCount() == 1
+    activity.decision.setCurrentIndex(0)
+    try:
+        apply_language("zh_CN")
+        [row] = _rows(activity.calls)
+        assert row[3] == "列出工具时有服务器仍在启动"
+        activity.calls.setCurrentItem(activity.calls.topLevelItem(0))
+        detail = activity.detail.text()
+        assert "slow、git" in detail and "重新获取" in detail, detail
+        rest = re.sub(r"MCP|Cursor|slow|git|hub|U\+202E|[^A-Za-z]", " ", detail)
+        assert not re.search(r"[A-Za-z]{3,}", rest), detail
+    finally:
+        apply_language("en")
+
+
 def test_a_rule_for_some_callers_says_whom_it_is_for(qtbot, builtin_runtime, config_dir: Path, workspace: Path) -> None:
     # A rule with client = … looked like one for every caller in the list and in "decided by".
     from echo_desk.ui.core.rules_text import rule_phrase
