@@ -35,7 +35,7 @@ The variables a reader already looks up (``TOX_WORK_DIR``: ``tox_writes``; ``PIP
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from echo_desk.agent.permissions import cargo_variables, line_environment
 from echo_desk.agent.permissions import program_options as table
@@ -52,13 +52,16 @@ class FromEnvironment:
     """What a program's option variables make of a command: ``words``, option words judged as
     the line's own (put right after the program's name); places written (``written``) and
     folders written below (``written_below``), judged by the write rules; ``files`` read as its
-    settings; ``unknown``, the variables not understood (the command asks)."""
+    settings; ``unknown``, the variables not understood (the command asks). ``read``: the
+    variables looked up to find it, which count as read wherever it is used
+    (``line_environment.reading``), as if looked up there."""
 
     words: tuple[str, ...] = ()
     written: tuple[str, ...] = ()
     written_below: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
     unknown: tuple[str, ...] = ()
+    read: frozenset[str] = frozenset()
 
 
 _NOTHING = FromEnvironment()
@@ -138,6 +141,12 @@ _PIP_TABLES = (table.PIP_GENERAL, *table.PIP_READERS.values(), *table.PIP_WRITER
 def from_environment(argv: Argv) -> FromEnvironment:
     """What the option variables of the program ``argv`` runs, in the environment it runs with,
     make of it."""
+    with line_environment.reading() as read:
+        found = _from_environment(argv)
+    return replace(found, read=frozenset(read)) if read else found
+
+
+def _from_environment(argv: Argv) -> FromEnvironment:
     program = (argv[0] or "").rsplit("/", 1)[-1] if argv else ""
     program = "uv" if program == "uvx" else program  # (uv tool run: the same variables)
     if program in _PREFIX:
