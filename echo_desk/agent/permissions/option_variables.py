@@ -34,7 +34,9 @@ The variables a reader already looks up (``TOX_WORK_DIR``: ``tox_writes``; ``PIP
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from echo_desk.agent.permissions import cargo_variables, line_environment
@@ -141,21 +143,20 @@ _PIP_TABLES = (table.PIP_GENERAL, *table.PIP_READERS.values(), *table.PIP_WRITER
 def from_environment(argv: Argv) -> FromEnvironment:
     """What the option variables of the program ``argv`` runs, in the environment it runs with,
     make of it."""
-    with line_environment.reading() as read:
-        found = _from_environment(argv)
-    return replace(found, read=frozenset(read)) if read else found
-
-
-def _from_environment(argv: Argv) -> FromEnvironment:
     program = (argv[0] or "").rsplit("/", 1)[-1] if argv else ""
     program = "uv" if program == "uvx" else program  # (uv tool run: the same variables)
+    judged: Callable[[], FromEnvironment]
     if program in _PREFIX:
-        return _as_words(program)
-    if _PIP.fullmatch(program):
-        return _pip(argv)
-    if program == "cargo":
-        return _cargo()
-    return _NOTHING
+        judged = functools.partial(_as_words, program)
+    elif _PIP.fullmatch(program):
+        judged = functools.partial(_pip, argv)
+    elif program == "cargo":
+        judged = _cargo
+    else:
+        return _NOTHING
+    with line_environment.reading() as read:
+        found = judged()
+    return replace(found, read=frozenset(read))
 
 
 def _cargo() -> FromEnvironment:
