@@ -76,6 +76,9 @@ WORKSPACE_FILES: dict[str, str] = {
     "cmset/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nset(CMAKE_PROJECT_INCLUDE ../out/agent.in)\n"
                             "project(p NONE)\n",
     # (its file is made while cmake configures: newer than ~/.bashrc, so the install copies it)
+    # The person's recipes, which paste a variable into a shell line as justfiles commonly
+    # do: a variable the line sets is code there (s240).
+    "jproj/justfile": 'name := "world"\nx:\n\techo hello {{name}}\n',
     "cminst/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(p NONE)\n"
                              "file(WRITE ${CMAKE_BINARY_DIR}/rc \"echo installed\\n\")\n"
                              "install(FILES ${CMAKE_BINARY_DIR}/rc DESTINATION . RENAME .bashrc)\n",
