@@ -586,6 +586,14 @@ def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
     return list(dict.fromkeys(starts)), any(not value for value in named)
 
 
+#: Programs that read each folder option from the folder they run in, not from another's, when
+#: none of their options changes folder first (``folder_moves``): ``cd src && cmake -S .. -B .``
+#: configured the workspace into src/ and opened nothing above it, ``hg -R .. status`` run in
+#: src read the workspace's repository (strace, cmake 3.25, hg 6.3, bash and dash, s240). The
+#: others' options are read from each other's folders too: more folders, never fewer.
+_EACH_FROM_WHERE_IT_RUNS = frozenset({"cmake", "hg"})
+
+
 def option_folders(program: str, words: Sequence[str | None], cwds: Sequence[Path],
                    home: Path | None = None) -> list[Path]:
     """The folders the options of ``program_options.FOLDER_OPTIONS`` among ``words`` lead
@@ -608,7 +616,8 @@ def option_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
                          *_search_folders(program, words)]
              for w in _tilde_words(v, home)]
     reached: list[Path] = []
-    for _ in range(2):  # (a second time: -R's folder is taken from the one --cwd names)
+    for _ in range(1 if program in _EACH_FROM_WHERE_IT_RUNS and not moved.words else 2):
+        # (a second time: -R's folder is taken from the one --cwd names)
         reached += [p for base in [*cwds, *reached] for value in named if value for p in _both(base / value)]
     # (a configure's operands are read from where it runs only: `cd build && cmake ..`)
     operands = [w for v in _configured_folders(program, words) for w in _tilde_words(v, home)]
