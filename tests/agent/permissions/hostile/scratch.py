@@ -82,6 +82,9 @@ WORKSPACE_FILES: dict[str, str] = {
     # rewrites in place (s240).
     "pcproj/.pre-commit-config.yaml": "- repo: local\n  hooks:\n  - id: x\n    name: x\n    entry: 'true'\n"
                                       "    language: system\n",
+    # A meson project that installs a data file (below the prefix, or --destdir's folder: s240).
+    "mproj/meson.build": "project('p', [])\ninstall_data('d.txt', install_dir: 'share')\n",
+    "mproj/d.txt": "data\n",
     "jproj/justfile": 'name := "world"\nx:\n\techo hello {{name}}\n',
     "cminst/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(p NONE)\n"
                              "file(WRITE ${CMAKE_BINARY_DIR}/rc \"echo installed\\n\")\n"
