@@ -4,6 +4,10 @@ read, or write, which a rule's ``**`` never covers (a rule naming the option doe
 ``just --dotenv-command 'touch ../other/P' x`` ran its command before the recipe (proven, tox
 4.67 and just 1.59 under bash and dash, s229). Their variables (``TOX_OVERRIDE``,
 ``JUST_DOTENV_COMMAND``) ask as not understood (``option_variables``).
+
+just's positional words before its recipe do more than name it (s240): ``NAME=VALUE`` words and
+``--set NAME VALUE`` set the justfile's variables, which a rule names by the variable, and a
+search folder (``just ../other/proj/x``) moves it as ``-d`` does (``just_search_folders``).
 """
 
 from __future__ import annotations
