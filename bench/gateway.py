@@ -28,7 +28,10 @@ the call waits for its own server only (``echo_desk/mcp/first_starts.py``); "old
 every server, as before (the same gateway with each call made to wait as a list does). Rounds
 interleaved; each round starts the app again.
 
-Run: PYTHONPATH=. python bench/gateway.py [calls] [--modern] [--hand-back [rounds]]
+The app side collects its garbage as the app does (``gateway_app.py``); ``--gc-as-python`` leaves
+Python's automatic collector on, on its MCP thread (as this bench measured before).
+
+Run: PYTHONPATH=. python bench/gateway.py [calls] [--modern] [--gc-as-python] [--hand-back [rounds]]
 """
 
 from __future__ import annotations
@@ -129,7 +132,8 @@ async def main(n: int) -> None:
     # The app in a process of its own, as a person runs it (in this one, its thread would share
     # the interpreter's lock with the clients measured here).
     app = await asyncio.create_subprocess_exec(sys.executable, str(Path(__file__).with_name("gateway_app.py")),
-                                               stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env)
+                                               *GC_AS_PYTHON, stdin=asyncio.subprocess.PIPE,
+                                               stdout=asyncio.subprocess.PIPE, env=env)
     assert app.stdout is not None and app.stdin is not None
     ready = (await asyncio.wait_for(app.stdout.readline(), 120)).decode().split()
     if ready[:1] != ["ready"]:
@@ -140,7 +144,8 @@ async def main(n: int) -> None:
     # The same gateway relaying each call over the socket (the path before the handoff, and when it fails).
     relaying = StdioServerParameters(command=sys.executable, args=["-m", "echo_desk", "gateway", "--client", "relayed"],
                                      env={**env, "ECHO_DESK_GATEWAY_HANDOFF": "0"})
-    print(f"{n} calls each, interleaved in a shuffled order; medians; clients in {MODE} mode "
+    print(f"{n} calls each, interleaved in a shuffled order; medians; clients in {MODE} mode; the app's garbage "
+          f"collected {'as Python does (on its MCP thread)' if GC_AS_PYTHON else 'as the app does (gateway_app.py)'} "
           f"(machine load: {os.getloadavg()[0]:.1f})")
     print(f"{'server':<11} {'direct ms':>10} {'gateway ms':>11} {'ratio':>6} {'overhead':>9}   "
           f"{'relay ms':>9} {'ratio':>6}   {'socket only ms':>15}   {'2 null relays ms':>16}   {'bare client ms':>14}   "
@@ -353,7 +358,7 @@ async def after_hand_back(found: list[tuple[str, dict[str, Any], str, dict[str, 
         random.Random(turn).shuffle(order)
         for kind in order:
             app = await asyncio.create_subprocess_exec(
-                sys.executable, str(Path(__file__).with_name("gateway_app.py")), stdin=asyncio.subprocess.PIPE,
+                sys.executable, str(Path(__file__).with_name("gateway_app.py")), *GC_AS_PYTHON, stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE, env=env)
             assert app.stdout is not None and app.stdin is not None
             ready = (await asyncio.wait_for(app.stdout.readline(), 120)).decode().split()
@@ -399,6 +404,8 @@ async def until(gateway: asyncio.subprocess.Process, *, holding: bool, deadline:
 
 
 HAND_BACK = "--hand-back" in sys.argv
+#: ``--gc-as-python``: the app side leaves Python's collector automatic (``gateway_app.py``).
+GC_AS_PYTHON = ["--gc-as-python"] if "--gc-as-python" in sys.argv else []
 
 if __name__ == "__main__":
     numbers = [a for a in sys.argv[1:] if a.isdigit()]

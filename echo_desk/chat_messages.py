@@ -8,8 +8,8 @@ module imports nothing of ours.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -19,6 +19,11 @@ class ToolCall:
     id: str
     name: str
     arguments: str
+    #: What ``arguments`` reads as, when the caller already had it as an object (a gateway
+    #: client's request, read from its JSON line): the dispatcher takes it as read instead of
+    #: reading the text again (a few MB of arguments took milliseconds). Never kept or compared:
+    #: the text is the call.
+    parsed: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -193,6 +193,8 @@ class Deferred(str):
 
     msgid: str
     params: dict[str, object]
+    #: Whether the text itself is already the model's English (``for_person``), not a translation.
+    is_for_model: bool = False
 
     def __new__(cls, text: str, msgid: str = "", params: dict[str, object] | None = None) -> Deferred:
         made = super().__new__(cls, text)
@@ -213,7 +215,26 @@ def for_person(model_text: str, msgid: str, **params: object) -> str:
     """``model_text`` as it is (English: the model reads it), shown to the person as ``msgid`` in
     the language of the moment (``shown``): an error's words for the person, without the hints
     written for the model."""
-    return Deferred(model_text, msgid, params)
+    made = Deferred(model_text, msgid, params)
+    made.is_for_model = True
+    return made
+
+
+def for_model(text: str) -> str:
+    """What the model (or an MCP client's model) reads for ``text``: English whatever the
+    person's language. A ``for_person`` text's own words; a ``deferred`` one's message id with
+    its parameters alike (its ``str`` is the translation of the moment); plain text as it is."""
+    if not isinstance(text, Deferred) or text.is_for_model:
+        return str(text)
+    if not text.params:
+        return text.msgid
+    params = {key: ", ".join(for_model(v) if isinstance(v, str) else str(v) for v in value)
+              if isinstance(value, tuple) else
+              for_model(value) if isinstance(value, Deferred) else value for key, value in text.params.items()}
+    try:
+        return text.msgid.format(**params)
+    except (KeyError, IndexError, ValueError):  # a message id that is not a format after all
+        return str(text)
 
 
 def _shown_params(params: dict[str, object]) -> dict[str, object]:

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from echo_desk.i18n import deferred_as_json
+from echo_desk.i18n import deferred_as_json, for_model
 from echo_desk.tools.results import ErrorKind, FileChange
 
 SCHEMA = "echo_desk_tool_output_v1"
@@ -53,13 +53,19 @@ class Envelope:
                 metadata: dict[str, Any] | None = None) -> Envelope:
         return cls(ok=False, tool=tool, call_id=call_id, error=error, error_kind=kind, metadata=metadata or {})
 
+    @property
+    def model_error(self) -> str:
+        """The error as the model reads it: English in any language (the card shows ``error``
+        in the person's, with ``shown``)."""
+        return for_model(self.error)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA,
             "ok": self.ok,
             "tool": self.tool,
             "content": self.content,
-            "error": self.error,
+            "error": self.model_error,
             "error_kind": self.error_kind.value if self.error_kind else "",
             "file_changes": [c.to_json() for c in self.file_changes],
         }

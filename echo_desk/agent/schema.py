@@ -13,6 +13,7 @@ from echo_desk.agent.readiness import readiness_of
 from echo_desk.agent.registry import RegisteredTool, ToolRegistry
 from echo_desk.agent.schema_checks import strip_hidden
 from echo_desk.agent.scope import Scope
+from echo_desk.i18n import for_model
 from echo_desk.store.settings import Settings, SettingsStore
 from echo_desk.tools.base import RESERVED_HIDDEN_PARAMETERS
 
@@ -47,7 +48,7 @@ class SchemaFactory:
                 return False, problem
         readiness = readiness_of(entry.tool)
         if not readiness.ready:
-            return False, f"not ready: {readiness.detail}"
+            return False, f"not ready: {for_model(readiness.detail)}"
         status = self.breakers.status(entry.name)
         if status.blocks:
             return False, f"paused after {status.consecutive_failures} failures"

@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     tools = sub.add_parser("tools", help=_("inspect the tool catalog"))
     tools_sub = tools.add_subparsers(dest="tools_command", required=True)
-    listing = tools_sub.add_parser("list", help=_("every tool with source, risk, enabled, ready, breaker"))
+    listing = tools_sub.add_parser("list", help=_("every tool with its source, risk, approval, rules and status"))
     listing.add_argument("--json", action="store_true", help=_("machine-readable output"))
     schema = tools_sub.add_parser("schema", help=_("the definitions a provider would receive"))
     schema.add_argument("--provider", choices=["openai", "anthropic", "gemini", "bedrock"], default="openai")

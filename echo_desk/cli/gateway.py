@@ -172,7 +172,8 @@ async def _fallback_factory(client: str, workspace: str, why: str) -> Any:
         await starts.aclose()
         await runtime.aclose()
 
-    return local_backend(runtime, client, workspace_of(workspace), close, why, starts.for_tool, starts.every)
+    return local_backend(runtime, client, workspace_of(workspace), close, why, starts.for_tool, starts.every,
+                         starts.still_starting)
 
 
 def _status(*, as_json: bool) -> int:
@@ -195,6 +196,7 @@ def _status(*, as_json: bool) -> int:
         return 0
     from echo_desk.cli.words import padded
     from echo_desk.common.visible_text import visible
+    from echo_desk.gateway.clients import display_name
 
     print(_("Echo Desk is running ({app}); socket {path}").format(app=visible(str(answer.get("app")), one_line=True),
                                                                   path=path))
@@ -205,7 +207,9 @@ def _status(*, as_json: bool) -> int:
                                                                           waiting=c.get("waiting_for_person", 0))
         # The transport is what the client's own hello said: shown as text, never as terminal codes.
         transport = visible(str(c.get("transport", "")), one_line=True)
-        print(f"  {padded(visible(str(c.get('client')), one_line=True), 16)} {transport:<6} {counts}")
+        # Named as Settings › Connected apps and the approval dialog name it ("Cursor", not "cursor").
+        client = visible(display_name(str(c.get("client"))), one_line=True)
+        print(f"  {padded(client, 16)} {transport:<6} {counts}")
     return 0
 
 

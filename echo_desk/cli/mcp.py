@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING, Any
 from echo_desk.cli import words
 from echo_desk.cli.browser import open_in_browser
 from echo_desk.common.visible_text import visible, visible_json
-from echo_desk.i18n import N_, _, list_text, ngettext, shown
+from echo_desk.i18n import N_, _, aside, clause_text, labelled, list_text, ngettext, shown
 from echo_desk.mcp.config import ConfigError
 from echo_desk.mcp.importers import ImportAction, apply_import, preview_import
 from echo_desk.mcp.manager import McpManager
 from echo_desk.mcp.oauth import OpenUrl, client_metadata_document
 from echo_desk.mcp.sanitize import server_prefix
-from echo_desk.mcp.status import STATE_LABELS, ServerState
+from echo_desk.mcp.status import FLAG_LABELS, STATE_LABELS, FlagKind, ServerState
+from echo_desk.ui.core.labels import not_ready_label
 
 if TYPE_CHECKING:
     from echo_desk.runtime import Runtime
@@ -60,9 +61,11 @@ def _print_statuses(statuses: list[Any]) -> None:
         detail = f"  {_v(shown(status.detail))}" if status.detail else ""
         print(f"{words.padded(_v(status.name), 20)} {status.transport:<6} {state}{detail}")
         for tool in status.tools:
-            flags = "".join(f"  [{f.kind}: {_v(shown(f.detail))}]" for f in tool.flags if f.kind != "annotation")
-            ready = _("ready") if tool.ready else _("BLOCKED")
-            print(f"    {words.padded(_v(tool.registry_name), 40)} {ready}{flags}")
+            # The words of Settings: "Ready" / "Not ready: …" (the catalog), each flag by its label.
+            flags = clause_text(labelled(_(FLAG_LABELS[f.kind]), _v(shown(f.detail)))
+                                for f in tool.flags if f.kind != FlagKind.ANNOTATION)
+            ready = _("Ready") if tool.ready else not_ready_label(_v(shown(tool.readiness)))
+            print(f"    {words.padded(_v(tool.registry_name), 40)} {aside(ready, flags) if flags else ready}")
         for problem in status.problems:
             print("    " + _("problem: {problem}").format(problem=_v(shown(problem))))
         if status.state is ServerState.ERROR:

@@ -10,10 +10,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from echo_desk.agent.breaker import BreakerStatus
 from echo_desk.agent.dispatcher import new_call_id
 from echo_desk.agent.host import ApprovalChoice
 from echo_desk.agent.model import ToolCall
-from echo_desk.agent.readiness import readiness_of
+from echo_desk.agent.permissions import ToolStanding
+from echo_desk.agent.readiness import Readiness, readiness_of
+from echo_desk.agent.registry import RegisteredTool
 from echo_desk.agent.scope import Scope
 from echo_desk.cli import words
 from echo_desk.cli.mcp import (
@@ -24,11 +27,19 @@ from echo_desk.cli.mcp import (
 )
 from echo_desk.cli.terminal_host import TerminalHost
 from echo_desk.common.visible_text import visible, visible_json
-from echo_desk.i18n import N_, _, aside, ngettext, said_by_tool
+from echo_desk.i18n import N_, _, ngettext, said_by_tool, shown
 from echo_desk.mcp.config import ConfigError, load_config
 from echo_desk.mcp.status import ServerState
 from echo_desk.runtime import Runtime
 from echo_desk.store.secrets import install_system_store
+from echo_desk.ui.core.labels import (
+    DEFAULT_POLICIES,
+    approval_label,
+    breaker_label,
+    not_ready_label,
+    risk_label,
+    source_label,
+)
 
 
 def run(args: argparse.Namespace) -> int | None:
@@ -98,14 +109,14 @@ def _servers_needed(runtime: Runtime, args: argparse.Namespace) -> list[str] | N
 def _tools_list(runtime: Runtime, *, as_json: bool) -> int:
     availability = {a.name: a for a in runtime.schema_factory.availability()}
     rows: list[dict[str, Any]] = []
-    #: Why each tool is not ready, as the person reads it (the JSON keeps the tool's own text).
-    said: list[str] = []
+    #: Each row as the person reads it, in Settings › Tools' words (the JSON keeps the values).
+    table: list[list[str]] = []
     for entry in runtime.registry.entries():
         readiness = readiness_of(entry.tool)  # a check that raises: not ready, and why (never a crash)
-        said.append(said_by_tool(entry.tool, readiness.detail) if readiness.detail else "")
         breaker = runtime.breakers.status(entry.name)
         standing = runtime.standing(entry.name)
         assert standing is not None
+        table.append(_tool_cells(entry, readiness, breaker, standing))
         rows.append({
             "name": entry.name,
             "source": entry.source,
@@ -124,7 +135,8 @@ def _tools_list(runtime: Runtime, *, as_json: bool) -> int:
     if as_json:
         print(visible_json({"tools": rows, "mcp_awaiting_approval": waiting}, indent=2))
     else:
-        _print_tool_rows(rows, said)
+        for line in words.table([[_(heading) for heading in _TOOL_HEADINGS], *table]):
+            print(line)
     if waiting:
         print(visible(awaiting_note(waiting)), file=sys.stderr)
     if as_json:
@@ -148,21 +160,24 @@ def awaiting_note(names: list[str]) -> str:
                     len(names)).format(n=len(names), commands=commands)
 
 
-_TOOL_HEADINGS = (N_("NAME"), N_("SOURCE"), N_("RISK"), N_("ENABLED"), N_("DEFAULT"), N_("RULES"), N_("READY"),
-                  N_("BREAKER"))
+_TOOL_HEADINGS = (N_("NAME"), N_("SOURCE"), N_("RISK"), N_("ENABLED"), N_("APPROVAL"), N_("RULES"), N_("STATUS"))
 
 
-def _print_tool_rows(rows: list[dict[str, Any]], said: list[str]) -> None:
-    table = [[_(heading) for heading in _TOOL_HEADINGS]]
-    for r in rows:
-        name, source = (visible(str(r[k]), one_line=True) for k in ("name", "source"))
-        table.append([name, source, words.label(words.RISK_LABELS, str(r["risk"])), words.yes_no(r["enabled"]),
-                      words.label(words.DEFAULT_LABELS, str(r["default"])), str(r["rules"]), words.yes_no(r["ready"]),
-                      words.label(words.BREAKER_LABELS, str(r["breaker"]))])
-    heading, *lines = words.table(table)
-    print(heading)
-    for line, why in zip(lines, said, strict=True):
-        print(aside(line, visible(why, one_line=True)) if why else line)
+def _tool_cells(entry: RegisteredTool, readiness: Readiness, breaker: BreakerStatus, standing: ToolStanding) -> list[str]:
+    """A tool's row in the words and case of Settings › Tools: its source ("Built-in"), risk,
+    approval ("Default (Ask)") and status ("Ready", "Not ready: …", "Paused after …")."""
+    status = []
+    if not readiness.ready:
+        status.append(not_ready_label(said_by_tool(entry.tool, readiness.detail) if readiness.detail else ""))
+    offline = getattr(entry.tool, "offline_detail", None)  # an MCP tool's server that failed
+    if callable(offline) and (note := offline()):
+        status.append(shown(note))
+    if breaker_text := breaker_label(breaker):
+        status.append(breaker_text)
+    approval = approval_label(DEFAULT_POLICIES[standing.default.value], explicit=standing.policy_explicit)
+    return [visible(entry.name, one_line=True), visible(source_label(entry.source), one_line=True),
+            risk_label(standing.risk), words.yes_no(standing.enabled), approval, str(standing.rule_count),
+            visible(" · ".join(status), one_line=True) if status else _("Ready")]
 
 
 async def _call(runtime: Runtime, args: argparse.Namespace) -> int:

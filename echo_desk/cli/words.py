@@ -1,4 +1,4 @@
-"""The terminal's words for the engine's values (risk, defaults, verdicts, breaker states) and
+"""The terminal's words for the engine's values (risk, effects, verdicts) and
 columns that line up when a cell holds Chinese (two terminal cells per character).
 
 The words the app also uses come from the app's Qt-free labels (``ui.core.labels``), so one
@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import unicodedata
 
-from echo_desk.i18n import N_, _
+from echo_desk.i18n import _
 from echo_desk.ui.core.labels import EFFECT_LABELS, RISK_LABELS, VERDICT_LABELS
 
-__all__ = ["BREAKER_LABELS", "DEFAULT_LABELS", "EFFECT_LABELS", "RISK_LABELS", "VERDICT_LABELS", "cells", "label",
-           "padded", "row", "table", "yes_no"]
-
-DEFAULT_LABELS = {"runs": N_("runs"), "asks": N_("asks"), "refused": N_("refused")}
-BREAKER_LABELS = {"closed": N_("closed"), "open": N_("open"), "half_open": N_("half open")}
+__all__ = ["EFFECT_LABELS", "RISK_LABELS", "VERDICT_LABELS", "cells", "label", "padded", "row", "table", "yes_no"]
 
 
 def label(labels: dict[str, str], value: str) -> str:
@@ -25,7 +21,8 @@ def label(labels: dict[str, str], value: str) -> str:
 
 
 def yes_no(value: bool) -> str:
-    return _("yes") if value else _("no")
+    """Capitalised, as the app's labels beside it in a table ("Read", "Ready")."""
+    return _("Yes") if value else _("No")
 
 
 def cells(text: str) -> int:

@@ -89,7 +89,14 @@ class AppBackend:
                 except Exception as exc:  # said to the client: there is nothing else to fall back to
                     log.exception("the in-process engine could not start")
                     return None, f"{why}, and Echo Desk's engine could not start here: {exc}"
+                watch = getattr(self._fallback, "watch_tools", None)
+                if watch is not None:  # its servers still starting when the client listed: it is told
+                    watch(self._tools_changed)
             return self._fallback, why
+
+    def _tools_changed(self) -> None:
+        if self.on_tools_changed is not None:
+            self.on_tools_changed()
 
     async def prepare(self) -> None:
         """Have the way to the tools ready before the next request (the app just quit: the

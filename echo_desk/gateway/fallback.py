@@ -6,21 +6,35 @@ refused at once, saying why (``NobodyHost``), instead of waiting for an answer n
 
 The engine is ready before its MCP servers are (they take seconds to start): a call waits only for
 the server of its own tool (``ready_for``), a built-in for none. A list of the tools waits for all
-of them (``all_ready``): a server still starting has not said which tools it has, and a list
-without them would tell the client they are gone.
+of them (``all_ready``), but only ``LIST_WAIT_SECONDS``: one server whose start is slow or hangs
+held every list, and clients give up on a list long before a hung start is given up (20 s). Past
+it the list holds the servers that have started; which were left out is logged and recorded in
+the audit log (the Activity tab says it), and once they have started the client is told its tools
+changed (``notifications/tools/list_changed``), so it lists them again.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from echo_desk.agent.host import ApprovalDecision, ApprovalRequest, NoOneToAsk
 from echo_desk.gateway.session import ClientSession, Engine
 from echo_desk.gateway.tools_backend import Progress
+from echo_desk.store.audit import tools_listed_without
 from echo_desk.tools.host import NullToolHost
+
+log = logging.getLogger(__name__)
+
+#: How long a list of the tools waits for MCP servers still starting. Most start within it; a
+#: client's own wait for the list is longer (the TypeScript SDK's 60 s) but some clients give up
+#: on a server that is slow to list its tools after ~10 s.
+LIST_WAIT_SECONDS = 5.0
 
 
 @dataclass
@@ -43,6 +57,10 @@ async def _ready_now(_name: str = "") -> None:
     return None
 
 
+def _none_starting() -> list[str]:
+    return []
+
+
 @dataclass
 class LocalBackend:
     """A client's session on an engine in this process (the fallback without the app)."""
@@ -53,10 +71,58 @@ class LocalBackend:
     ready_for: Callable[[str], Awaitable[None]] = _ready_now
     #: Until every MCP server has started (or failed to).
     all_ready: Callable[[], Awaitable[None]] = _ready_now
+    #: The servers whose start is still under way, by name.
+    still_starting: Callable[[], list[str]] = _none_starting
+    list_wait: float = LIST_WAIT_SECONDS
+    #: Told when the tools changed since the client listed them (the gateway's session sends
+    #: ``notifications/tools/list_changed``).
+    on_tools_changed: Callable[[], None] | None = None
+    _late: asyncio.Task[None] | None = field(default=None, init=False)
+    #: The servers last recorded as left out: a client listing again while they start is not
+    #: recorded again.
+    _recorded: list[str] = field(default_factory=list, init=False)
+
+    def __post_init__(self) -> None:
+        closing = self.close
+
+        async def close() -> None:  # a closed engine's tools are not news to the client
+            if self._late is not None:
+                self._late.cancel()
+            await closing()
+
+        self.close = close
+
+    def watch_tools(self, changed: Callable[[], None]) -> None:
+        self.on_tools_changed = changed
 
     async def list_tools(self) -> list[dict[str, Any]]:
+        try:
+            async with asyncio.timeout(self.list_wait):
+                await self.all_ready()
+        except TimeoutError:
+            pass  # answered without the servers still starting; the client hears of them later
+        tools = self.session.tools()
+        starting = self.still_starting()
+        if starting:
+            self._left_out(starting, tools)
+        return tools
+
+    def _left_out(self, servers: list[str], listed: list[dict[str, Any]]) -> None:
+        client = self.session.client
+        if servers != self._recorded:
+            self._recorded = servers
+            log.warning("listed the tools of %s without those of MCP servers still starting: %s", client,
+                        ", ".join(servers))
+            audit = self.session.engine.dispatcher.audit
+            if audit is not None:
+                audit.append(tools_listed_without(client, time.time(), servers))
+        if self._late is None or self._late.done():
+            self._late = asyncio.ensure_future(self._tell_when_started(listed))
+
+    async def _tell_when_started(self, listed: list[dict[str, Any]]) -> None:
         await self.all_ready()
-        return self.session.tools()
+        if self.session.tools() != listed and self.on_tools_changed is not None:
+            self.on_tools_changed()
 
     async def call(self, name: str, arguments: dict[str, Any], progress: Progress | None) -> dict[str, Any]:
         await self.ready_for(name)
@@ -65,8 +131,9 @@ class LocalBackend:
 
 def local_backend(engine: Engine, client: str, workspace: Path | None, close: Callable[[], Awaitable[None]],
                   why: str, ready_for: Callable[[str], Awaitable[None]] = _ready_now,
-                  all_ready: Callable[[], Awaitable[None]] = _ready_now) -> LocalBackend:
+                  all_ready: Callable[[], Awaitable[None]] = _ready_now,
+                  still_starting: Callable[[], list[str]] = _none_starting) -> LocalBackend:
     session = ClientSession(engine, NobodyHost(why=why), client, workspace, transport="local")
-    return LocalBackend(session, close, ready_for, all_ready)
+    return LocalBackend(session, close, ready_for, all_ready, still_starting)
 
 

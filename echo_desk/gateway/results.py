@@ -39,7 +39,7 @@ def summary(changes: tuple[FileChange, ...]) -> str:
 
 def to_mcp(envelope: Envelope) -> dict[str, Any]:
     """The ``CallToolResult`` for ``envelope``."""
-    parts = [envelope.content] if envelope.ok else [envelope.error, envelope.content]
+    parts = [envelope.content] if envelope.ok else [envelope.model_error, envelope.content]
     parts.append(summary(envelope.file_changes))
     text = "\n\n".join(p for p in parts if p)
     result: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": not envelope.ok}

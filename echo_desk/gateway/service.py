@@ -30,6 +30,7 @@ from echo_desk.gateway.clients import BadClientName, client_key, display_name
 from echo_desk.gateway.hand_back_failure import HandBackFailure, NotHandedBack
 from echo_desk.gateway.handed import (
     HAND_BACK_SECONDS,
+    QUIT_WHILE_RUNNING,
     Ending,
     InAppBackend,
     asked_deadline,
@@ -39,6 +40,7 @@ from echo_desk.gateway.handed import (
 from echo_desk.gateway.http_failure import listen_failure
 from echo_desk.gateway.local_socket import listening_socket, same_user, socket_path
 from echo_desk.gateway.protocol import LineWriter, Message, ProtocolError, read_message
+from echo_desk.gateway.results import error_result
 from echo_desk.gateway.session import (
     APPROVALS_AT_ONCE,
     KEEPALIVE_SECONDS,
@@ -49,7 +51,7 @@ from echo_desk.gateway.session import (
     WaitingRoom,
 )
 from echo_desk.gateway.stdio_gateway import McpSession
-from echo_desk.store.audit import session_handed_back, session_not_handed_back
+from echo_desk.store.audit import session_handed_back, session_not_handed_back, tools_listed_without
 from echo_desk.store.paths import real_own_places
 
 if TYPE_CHECKING:
@@ -107,6 +109,8 @@ class _Connection:
         #: Set when the app quits: a handed session whose gateway asked for it (``take_back``) is
         #: handed back to it rather than ended.
         self.quitting: asyncio.Event | None = None
+        #: The MCP servers still starting when the client last listed its tools (left out of it).
+        self.left_out: list[str] = []
 
     def track(self, request_id: Any, task: asyncio.Task[None]) -> None:
         self.calls[request_id] = task
@@ -146,6 +150,9 @@ class GatewayService:
         #: waiting for them (``PENDING_PER_CLIENT``), made on this loop; every client's in ``_waiting``.
         self._approval_turns: dict[str, ApprovalTurns] = {}
         self._waiting = WaitingRoom()
+        #: Set when the app quits: a relayed call it withdraws is answered so (``QUIT_WHILE_RUNNING``),
+        #: and one that comes after is refused so.
+        self._quitting = False
 
     # -- lifecycle ----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -230,12 +237,21 @@ class GatewayService:
         task.add_done_callback(self._applying.discard)
 
     async def aclose(self) -> None:
-        await self.stop_http()
+        self._quitting = True
         for stop in self._unsubscribe:
             stop()
         self._unsubscribe.clear()
         if self._server is not None:
             self._server.close()
+        # The relayed calls first, the HTTP gateway's among them: each is answered that Echo Desk
+        # quit, which ends its HTTP request. (Stopped first, the HTTP server waited for requests
+        # that were answered only after it: the quit stalled 10 s and gave up on the rest.)
+        relayed = [t for c in list(self._connections) if c.serving is None for t in c.calls.values()]
+        for task in relayed:
+            task.cancel()
+        if relayed:
+            await asyncio.wait(relayed, timeout=5)
+        await self.stop_http()
         # A handed session's calls are its own: ending its serving withdraws them and closes its
         # pipes, unless its gateway asked to take it back: then the serving hands it back, and
         # is ended as the others only if that takes too long.
@@ -377,7 +393,7 @@ class GatewayService:
     async def _serve_handed(self, reader: asyncio.StreamReader, connection: _Connection,
                             pipes: tuple[int, int]) -> None:
         def listed(tools: list[dict[str, Any]]) -> None:
-            connection.tools_signature = _signature(tools)
+            self._listed(connection, tools)
 
         session = McpSession(InAppBackend(connection.session, listed))
         connection.tools_changed = session.tools_changed
@@ -419,7 +435,7 @@ class GatewayService:
                     running.cancel()
             elif kind == "list":
                 tools = connection.session.tools()
-                connection.tools_signature = _signature(tools)
+                self._listed(connection, tools)
                 await connection.out.send({"type": "tools", "id": request_id, "tools": tools})
             elif kind == "status":
                 await connection.out.send({"type": "status", "id": request_id, "app": f"echo-desk {__version__}",
@@ -437,13 +453,43 @@ class GatewayService:
         async def progress(text: str) -> None:
             await out.send({"type": "progress", "id": request_id, "message": text})
 
+        if self._quitting:
+            await _try_send(out, {"type": "result", "id": request_id,
+                                  "result": error_result(QUIT_WHILE_RUNNING.format(tool=name))})
+            return
         try:
             result = await connection.session.call(name, arguments or {}, progress)
         except asyncio.CancelledError:
-            return  # withdrawn by the client: it expects no answer
+            if not self._quitting:
+                return  # withdrawn by the client: it expects no answer
+            # Withdrawn by the quit: said so once its record (cancelled) is in the audit.
+            await self.engine.dispatcher.recorded(f"{name} (for {connection.session.client}, withdrawn on quit)")
+            result = error_result(QUIT_WHILE_RUNNING.format(tool=name))
         await _try_send(out, {"type": "result", "id": request_id, "result": result})
 
     # -- telling clients their tools changed --------------------------------------------------
+    def _listed(self, connection: _Connection, tools: list[dict[str, Any]]) -> None:
+        """The client was given ``tools``: what it is told changed is measured from them. A list
+        given while MCP servers were still starting lacks their tools: recorded (once for the same
+        servers), as the gateway's own engine does; the client is told when they have started."""
+        connection.tools_signature = _signature(tools)
+        starting = self._still_starting()
+        if starting and starting != connection.left_out:
+            client = connection.session.client
+            log.info("listed the tools of %s without those of MCP servers still starting: %s", client,
+                     ", ".join(starting))
+            audit = self.engine.dispatcher.audit
+            if audit is not None:
+                audit.append(tools_listed_without(client, time.time(), starting))
+        connection.left_out = starting
+
+    def _still_starting(self) -> list[str]:
+        mcp = getattr(self.engine, "mcp", None)
+        if mcp is None:
+            return []
+        # ``ServerState`` is a string enum of the MCP package, which the gateway does not import.
+        return sorted(status.name for status in mcp.statuses() if status.state == "starting")
+
     def _watch_tools(self) -> None:
         loop = self._loop
         assert loop is not None

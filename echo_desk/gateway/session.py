@@ -215,7 +215,7 @@ class ClientSession:
         self.running += 1
         try:
             envelope = await self.engine.dispatcher.execute_tool(
-                ToolCall(id=new_call_id(), name=name, arguments=_encode(arguments)),
+                ToolCall(id=new_call_id(), name=name, arguments=_encode(arguments), parsed=arguments),
                 self.scope, self.host, on_status=on_status,
             )
         finally:

@@ -29,7 +29,6 @@ from pydantic import ValidationError
 from echo_desk.i18n import N_, deferred, for_person
 from echo_desk.mcp.connection import Ending, address_of, gone_detail
 from echo_desk.mcp.results import convert_result, with_planted
-from echo_desk.mcp.sanitize import strip_hidden
 from echo_desk.mcp.status import STATE_LABELS, ManagerClosed
 from echo_desk.mcp.url_elicitation import ask_to_open, required_elicitations
 from echo_desk.tools import (
@@ -251,9 +250,11 @@ class CallRouter:
             return types.ErrorData(code=types.INVALID_REQUEST, message=UNPROMPTED_QUESTION)
         if isinstance(params, types.ElicitRequestURLParams):
             return await ask_to_open(host, server, params.message, params.url)
-        message, _ = strip_hidden(params.message)
+        # The server's words as it sent them: every host shows hidden and bidi characters as
+        # escapes (``visible``), so the person sees that they are there; dropped, a server's
+        # text lost its tell-tale marks and read as cleanly as Echo Desk's own.
         schema = params.requested_schema
-        answer = await host.ask(Question(prompt=message, schema=schema, asked_by=f"MCP server {server}",
+        answer = await host.ask(Question(prompt=params.message, schema=schema, asked_by=f"MCP server {server}",
                                          mcp_server=server))
         if answer.action is AnswerAction.ACCEPT:
             return types.ElicitResult(action="accept", content=apply_defaults(schema, dict(answer.values)))

@@ -4,7 +4,8 @@ starts (the gateway's own engine, when the app quit and handed a session back).
 Started all at once and awaited together, the slowest server decided when any tool could be
 called. Here each server's first start is a task of its own, and a call waits only for the servers
 whose tools its name may be of (``sanitize.may_name_a_tool_of``): a built-in, or a tool of a
-server already started, waits for none.
+server already started, waits for none. A list of the tools waits for them all only for a while
+(``fallback.LIST_WAIT_SECONDS``): ``still_starting`` says which it was answered without.
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ class FirstStarts:
     async def every(self) -> None:
         """Until every server has started or failed to (a full list of the tools needs them all)."""
         await _until_done(list(self._starting.values()))
+
+    def still_starting(self) -> list[str]:
+        """The servers whose first start is still under way, by name."""
+        return sorted(name for name, task in self._starting.items() if not task.done())
 
     async def aclose(self) -> None:
         """Stop the starts still under way (the manager's close then ends their servers)."""

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import mcp_types as types
 
 from echo_desk.common.coalesced import Coalesced
-from echo_desk.i18n import N_, deferred, for_person
+from echo_desk.i18n import N_, deferred, for_model, for_person
 from echo_desk.mcp.config import ServerConfig
 from echo_desk.mcp.connection import ServerConnection
 from echo_desk.mcp.integrity import IntegrityWarning, WarningKind
@@ -163,7 +163,8 @@ def readiness(srv: ServerRecord | None, registry_name: str) -> str:
                           N_("its MCP server is no longer in your settings"))
     built = srv.tools.get(registry_name)
     if built is not None and built.changes:
-        return for_person("the server changed this tool since you approved it: " + "; ".join(built.changes),
+        return for_person("the server changed this tool since you approved it: "
+                          + "; ".join(for_model(c) for c in built.changes),
                           N_("the server changed this tool since you approved it: {changes}"),
                           changes=tuple(built.changes))
     if srv.state is ServerState.DISABLED:

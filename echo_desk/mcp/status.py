@@ -52,6 +52,11 @@ class FlagKind(enum.StrEnum):
     #: It looks like an attempt to steer the model (``echo_desk.mcp.integrity``).
     WARNING = "warning"
 
+#: What a flag is about, as Settings › MCP servers and ``echo-desk mcp list`` say it.
+FLAG_LABELS = {FlagKind.HIDDEN_CHARS: N_("Hidden characters"), FlagKind.CHANGED: N_("Changed"),
+               FlagKind.ANNOTATION: N_("Hints"), FlagKind.WARNING: N_("Warning")}
+
+
 @dataclass(frozen=True, kw_only=True)
 class ToolFlag:
     """Something the catalog shows beside an MCP tool."""

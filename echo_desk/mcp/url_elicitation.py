@@ -57,8 +57,8 @@ async def ask_to_open(host: ToolHost, server: str, message: str, url: str) -> ty
     if reached is None or not openable(reached):
         return types.ElicitResult(action="decline")
     url = reached
-    shown_message, _ = strip_hidden(message)
-    answer = await host.ask(Question(prompt=shown_message, url=url, asked_by=f"MCP server {server}",
+    # As sent: the host shows its hidden characters as escapes (see ``calls``).
+    answer = await host.ask(Question(prompt=message, url=url, asked_by=f"MCP server {server}",
                                      mcp_server=server))
     if answer.action is AnswerAction.ACCEPT:
         return types.ElicitResult(action="accept")

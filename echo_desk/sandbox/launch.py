@@ -48,6 +48,16 @@ DEFAULT_TMP_BYTES = 512 * 1024 * 1024
 #: the next crash (or kernel.modprobe, run for an unknown binary format). The host's copy is
 #: what gets bound (bwrap binds from outside); it is only read, and only network values differ.
 _KERNEL_SETTINGS_READ_ONLY = ("--ro-bind-try", "/proc/sys", "/proc/sys")
+#: bwrap covers it only when it finds it writable; bound read-only here whatever it finds, as
+#: /proc/sys (root could reboot or crash the machine through it). Skipped where the kernel has none.
+_SYSRQ_READ_ONLY = ("--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger")
+#: The kernel's key lists, which no namespace separates: ``/proc/keys`` names every key the
+#: person can view (their session's and user keyrings: a Kerberos cache's principal, a network
+#: share's user), ``/proc/key-users`` counts them. The seccomp filter refuses the key system
+#: calls, not reading these. Covered by ``/dev/null``, which a read-only bind makes unopenable
+#: (``nodev``): reading says "Permission denied". Only where the kernel has them (a bind needs its
+#: target; a kernel without keys has none to show).
+_KEY_LISTS = ("/proc/keys", "/proc/key-users")
 #: RLIMIT_NPROC inside: bounds a fork bomb for an ordinary user (the kernel exempts root).
 DEFAULT_MAX_PROCESSES = 2048
 
@@ -270,7 +280,8 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     argv = [
         bwrap, "--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid", "--unshare-net",
         "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL",
-        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *_KERNEL_SETTINGS_READ_ONLY,
+        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *_KERNEL_SETTINGS_READ_ONLY, *_SYSRQ_READ_ONLY,
+        *_key_lists_covered(),
         "--size", str(spec.tmp_bytes), "--tmpfs", "/tmp",
     ]
     stand_ins = _missing_protected(found, writable) if spec.guard_missing else []
@@ -313,6 +324,10 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     placeholders.take(stand_ins)
     return Launch(argv, fds, tuple(hidden), tuple(read_only), environment, relay,
                   () if child_end is None else (child_end,), tuple(stand_ins), guards, cut, links_cut, info_read)
+
+
+def _key_lists_covered() -> list[str]:
+    return [arg for path in _KEY_LISTS if os.path.exists(path) for arg in ("--ro-bind", "/dev/null", path)]
 
 
 class HiddenWorkspace(ValueError):

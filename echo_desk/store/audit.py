@@ -87,6 +87,10 @@ class Event(enum.StrEnum):
     #: The app quit and could not hand such a session back (why: ``error_kind``, a
     #: ``gateway.hand_back_failure.HandBackFailure`` value; ``error`` in English): it closed it.
     SESSION_NOT_HANDED_BACK = "session_not_handed_back"
+    #: A connected app's list of its tools was answered while some of its MCP servers were still
+    #: starting, without their tools (which: ``arguments["servers"]``); it is told to list them
+    #: again once they have started (``gateway/fallback.py``).
+    TOOLS_LISTED_WITHOUT = "tools_listed_without"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -238,6 +242,14 @@ def session_not_handed_back(client: str, at: float, why: str, said: str) -> Audi
     return AuditRecord(at=at, conversation_id="", scope_chain=(), call_id="", tool="", source="gateway",
                        arguments={}, decision="", provenance="", ok=False, error_kind=why, error=said,
                        duration_ms=0.0, client=client, event=Event.SESSION_NOT_HANDED_BACK)
+
+
+def tools_listed_without(client: str, at: float, servers: list[str]) -> AuditRecord:
+    """The record that ``client`` was given its tools without those of ``servers`` (their first
+    start was still under way when the list could wait no longer)."""
+    return AuditRecord(at=at, conversation_id="", scope_chain=(), call_id="", tool="", source="gateway",
+                       arguments={"servers": list(servers)}, decision="", provenance="", ok=True, error_kind=None,
+                       error="", duration_ms=0.0, client=client, event=Event.TOOLS_LISTED_WITHOUT)
 
 
 class AuditLog:

@@ -116,6 +116,31 @@ async def test_hidden_parameters_are_injected_and_never_trusted_from_the_model(e
     assert "user_id" not in json.dumps(schema)
 
 
+async def test_arguments_given_read_are_taken_as_read_and_still_checked(engine, scope, host, monkeypatch) -> None:
+    """A caller that already read the arguments (a gateway client's request) gives them with the
+    text: they are not read again, and get every check the text would have."""
+    from echo_desk.agent.pipeline import checks
+
+    def no_second_reading(_text: object) -> object:
+        raise AssertionError("the arguments were read again")
+
+    monkeypatch.setattr(checks, "read_json", no_second_reading)
+    dispatcher = engine[0]
+    given = {"greeting": "hi"}
+    text = json.dumps(given)
+    env = await dispatcher.execute_tool(ToolCall(id="c1", name="whoami", arguments=text, parsed=given), scope, host)
+    assert env.ok and json.loads(env.content) == {"greeting": "hi", "user": "u-42"}
+    assert given == {"greeting": "hi"}  # the hidden parameter went into the dispatcher's own copy
+    forged = {"user_id": "admin"}
+    env = await dispatcher.execute_tool(ToolCall(id="c2", name="whoami", arguments=json.dumps(forged), parsed=forged),
+                                        scope, host)
+    assert env.error_kind is ErrorKind.VALIDATION and "user_id" in env.error
+    wrong = {"text": 3}
+    env = await dispatcher.execute_tool(ToolCall(id="c3", name="echo", arguments=json.dumps(wrong), parsed=wrong),
+                                        scope, host)
+    assert env.error_kind is ErrorKind.VALIDATION
+
+
 async def test_base_tool_error_becomes_business_envelope(engine, scope, host) -> None:
     env = await engine[0].execute_tool(call("whoami", {"greeting": "fail"}), scope, host)
     assert (env.error_kind, env.error) == (ErrorKind.BUSINESS, "no such greeting")

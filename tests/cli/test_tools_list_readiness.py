@@ -76,7 +76,7 @@ def test_a_readiness_check_that_raises_shows_that_tool_as_not_ready_and_lists_th
     assert _tools_list(runtime, as_json=False) == 0
     lines = capsys.readouterr().out.splitlines()
     line = next(row for row in lines if row.startswith("echo_text "))
-    assert "就绪检查失败" in line and "否" in line, line
+    assert "未就绪：" in line and "就绪检查失败" in line, line
     assert "disk quota" not in line  # the developer's English is for --json and the log
     others = [row for row in lines[1:] if not row.startswith("echo_text ")]
     assert len(others) == len(runtime.registry.entries()) - 1

@@ -40,7 +40,7 @@ async def test_status_lists_the_connected_clients(app: App, gateway_env: dict[st
     answer = json.loads(out)
     assert code == 0 and answer["reachable"] is True
     assert [c["client"] for c in answer["clients"]] == ["zed"]
-    assert text_code == 0 and "Echo Desk is running" in text and "zed" in text
+    assert text_code == 0 and "Echo Desk is running" in text and "Zed" in text  # named as Settings names it
 
 
 async def test_status_shows_a_clients_transport_as_text_not_terminal_codes(app: App,
@@ -53,7 +53,7 @@ async def test_status_shows_a_clients_transport_as_text_not_terminal_codes(app: 
         code, text, _ = await _run("status", env=gateway_env)
     finally:
         await relay.aclose()
-    assert code == 0 and "zed" in text
+    assert code == 0 and "Zed" in text
     assert "\x1b" not in text and "\x07" not in text and "⟨ESC⟩" in text
 
 

@@ -7,6 +7,7 @@ import json
 import os
 import socket
 import sys
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -152,6 +153,23 @@ async def test_python_sdk_over_http_approval_with_progress_and_cancel(http: Http
         withdrawn.cancel()
         await http.app.person.withdrawn_count(1)
     await wait_until(lambda: http.app.audit(tool=ASKS, limit=5)[0]["error_kind"] == "cancelled", 10, "the audit")
+
+
+async def test_a_call_under_way_when_the_app_quits_is_answered_so_and_the_quit_does_not_wait(http: Http) -> None:
+    # Before, the quit stopped the HTTP server first: it waited 10 s for the request under way,
+    # which was answered only after it ("the connection to Echo Desk was lost"), and the quit gave
+    # up on the rest of its steps.
+    async with http.client("cursor") as client:
+        call = asyncio.ensure_future(client.call_tool(ASKS, {"message": "the app quits"}))
+        await http.app.person.asked()
+        began = time.monotonic()
+        await http.app.service.shutdown()
+        assert time.monotonic() - began < 5
+        result = await asyncio.wait_for(call, 10)
+    assert result.is_error
+    assert "Echo Desk quit while this call of everything__echo ran" in result.content[0].text  # type: ignore[union-attr]
+    row = http.app.audit(tool=ASKS, limit=1)[0]
+    assert row["client"] == "cursor" and row["error_kind"] == "cancelled" and row["decision"] == "withdrawn"
 
 
 @needs_node_clients

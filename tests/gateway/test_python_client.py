@@ -187,3 +187,17 @@ async def test_one_client_cannot_bury_the_person_or_another_client_under_its_dia
         results = await asyncio.wait_for(asyncio.gather(*flood), 60)
         assert all(r.is_error for r in results)
     assert len([r for r in app.audit(client="cursor") if r["decision"] == "denied"]) == len(flood)
+
+
+async def test_a_relayed_call_under_way_when_the_app_quits_is_answered_so_and_audited(
+        app: App, gateway_env: dict[str, str]) -> None:
+    # Relaying (no handoff), the quit withdrew the call and said nothing: the gateway saw only
+    # its connection end ("Echo Desk closed the connection"), not that Echo Desk quit.
+    async with client_for("cursor", {**gateway_env, "ECHO_DESK_GATEWAY_HANDOFF": "0"}) as client:
+        call = asyncio.ensure_future(client.call_tool(ASKS, {"message": "the app quits"}))
+        await app.person.asked()
+        await app.service.shutdown()
+        result = await asyncio.wait_for(call, 10)
+    assert result.is_error and "Echo Desk quit while this call of everything__echo ran" in text_of(result)
+    row = app.audit(tool=ASKS, limit=1)[0]
+    assert row["client"] == "cursor" and row["error_kind"] == "cancelled" and row["decision"] == "withdrawn"

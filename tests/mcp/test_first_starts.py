@@ -57,8 +57,10 @@ async def test_a_tool_waits_for_its_own_server_only() -> None:
     await asyncio.wait_for(starts.for_tool("time__get_current_time"), 5)  # "everything" is still held
     await asyncio.wait_for(starts.for_tool("read_file"), 5)  # a built-in waits for no server
     assert not echo.done() and not listing.done()
+    assert starts.still_starting() == ["everything"]  # what a list answered now is without
     manager.go("everything", "echo")
     await asyncio.wait_for(asyncio.gather(echo, listing), 5)
+    assert starts.still_starting() == []
     await starts.aclose()
 
 

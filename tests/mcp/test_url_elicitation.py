@@ -25,7 +25,7 @@ async def test_the_person_sees_the_whole_address_and_the_server_gets_the_answer(
     assert result.success, result.error
     [question] = host.questions
     assert question.url == PAY and question.mcp_server == "ev"
-    assert question.prompt == "Pay for the order"  # hidden characters removed from the server's text
+    assert question.prompt == "Pay\u200b for the order"  # as sent: the host shows the hidden character
     assert "User completed the URL elicitation" in result.output
 
 

@@ -56,7 +56,7 @@ from echo_desk.ui.chat.transcript import TranscriptModel
 from echo_desk.ui.chat.transcript_view import TranscriptView
 from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.core.backend import CatalogBackend
-from echo_desk.ui.settings.activity_tab import ActivityTab
+from echo_desk.ui.settings.activity_tab import COL_VERDICT, ActivityTab
 from echo_desk.ui.settings.models_page import ModelsPage
 from echo_desk.ui.settings.settings_dialog import SettingsDialog
 from tests.ui.conftest import until, within
@@ -567,11 +567,11 @@ def test_the_activity_tabs_verdicts_are_shown_whole_in_each_language(qtbot, tmp_
         qtbot.addWidget(tab)
         tab.resize(700, 300)
         tab.show()
-        shown = [tab.calls.topLevelItem(i).text(2) for i in range(tab.calls.topLevelItemCount())]
+        shown = [tab.calls.topLevelItem(i).text(COL_VERDICT) for i in range(tab.calls.topLevelItemCount())]
         assert len(shown) == len(Decision)
         metrics = tab.calls.fontMetrics()
         widest = max(metrics.horizontalAdvance(text) for text in shown)
-        assert tab.calls.columnWidth(2) >= widest, (tab.calls.columnWidth(2), widest, shown)
+        assert tab.calls.columnWidth(COL_VERDICT) >= widest, (tab.calls.columnWidth(COL_VERDICT), widest, shown)
     finally:
         i18n_qt.apply_language("en")
         audit.close()

@@ -79,6 +79,7 @@ from echo_desk.agent.permissions.reading import (
 )
 from echo_desk.agent.permissions.runner_options import just_reading
 from echo_desk.agent.permissions.tox_writes import tox_reading
+from echo_desk.agent.permissions.uv_options import uv_reading, uvx_reading
 from echo_desk.agent.permissions.wrappers import (
     ELEVATORS,
     PACKAGE_MANAGERS,
@@ -854,7 +855,7 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     **{name: runner(subs, table.NPM if name in PACKAGE_MANAGERS else OptionSet((), strict=False))
        for name, subs in RUNNERS.items()},
     "yarn": _yarn, "hg": _hg, "gdb": _gdb, "rustup": rustup_reading, "tox": tox_reading, "just": just_reading,
-    "pre-commit": pre_commit_reading, **editors.PROGRAMS,
+    "pre-commit": pre_commit_reading, "uv": uv_reading, "uvx": uvx_reading, **editors.PROGRAMS,
 }
 _TABLES: dict[str, OptionSet] = {
     "sort": table.SORT, "grep": table.GREP, "rg": table.RG,

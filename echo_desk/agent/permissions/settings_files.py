@@ -22,6 +22,7 @@ from echo_desk.agent.permissions import (
     build_tools,
     build_variables,
     curl_config,
+    docker_settings,
     folder_moves,
     gdb_init,
     gem_config,
@@ -43,6 +44,7 @@ from echo_desk.agent.permissions import (
     programs,
     pytest_doctests,
     pytest_testpaths,
+    script_words,
     ssh_config,
     ssh_reach,
 )
@@ -113,6 +115,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         # program under a plain `go build` (proven with go 1.19).
         return found + _go_env_file() + _go_places(argv, cwds, home)
     found += _npm_environment(program, cwds, home) + _variable_files(argv, cwds, home) + _man_pages(program, cwds)
+    found += _script_words(program, argv, cwds, home)
     names = table.FOLDER_SETTINGS.get(program)
     if names is None:
         # (settings only where an option names them: kubectl --kubeconfig)
@@ -166,6 +169,21 @@ def _npm_environment(program: str, cwds: Sequence[Path], home: Path | None) -> l
         paths += [p for c in cwds for p in _both(c / value)]
     return [place for p in dict.fromkeys(paths)
             for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
+
+
+def _script_words(program: str, argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
+    """What the words npm, pnpm or yarn passes to the script it runs may name (``script_words``:
+    ``npm test -- --require ./out/x.js``): each file, and any file below it, from every folder
+    the script may run in (below a folder that is there); a word not known here: any file."""
+    named = [w for word in script_words.passed(program, argv) for value in script_words.paths(word)
+             for w in _tilde_words(value, home)]
+    if any(value is None for value in named):
+        return [ANY_FILE]
+    paths = list(dict.fromkeys(p for c in script_words.script_folders(cwds) for value in named if value
+                               for p in _both(c / value)))
+    return [place for p in paths
+            for place in (Place(p.parent, (p.name,)), *([Place(p, ("file",), below=True, suffixes=("",))]
+                                                        if p.is_dir() else []))]
 
 
 def _variable_files(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
@@ -984,10 +1002,16 @@ def _user_places(program: str, home: Path) -> list[Place]:
 
 def _named_places(program: str, argv: Sequence[str | None], cwds: Sequence[Path], home: Path) -> list[Place]:
     """What the user's settings of ``program`` include and name: ssh's, for a command that may
-    run it (``ssh_reach``; git's: ``_git_places``), curl's (``curl_config``, with the
+    run it (``ssh_reach``; git's: ``_git_places``; docker's: ``docker_settings``, with its
+    settings folder), curl's (``curl_config``, with the
     ``.curlrc`` of ``$CURL_HOME``), and composer's home that ``$COMPOSER_HOME`` names."""
     if program != "git" and ssh_reach.runs_ssh(program, argv):
         return _ssh_places(cwds, home)
+    if program == "docker":
+        docker = docker_settings.settings(argv, cwds, home)
+        found = [ANY_FILE] if None in docker.folders else [
+            Place(f, ("file",), below=True, suffixes=("",)) for f in docker.folders if f is not None]
+        return found + (_ssh_places(cwds, home) if docker.runs_ssh else [])
     if program == "curl":
         files = curl_config.settings_files(home)
         return [Place(f.parent, (f.name,)) for f in files] + [_place(i) for i in curl_config.named(files, cwds, home)]

@@ -31,6 +31,7 @@ from echo_desk.agent.permissions import (
     git_foreach,
     git_reading,
     git_repositories,
+    git_worktree_updates,
     line_changes,
     line_environment,
     listed_files,
@@ -655,10 +656,34 @@ class _Judge:
             return False
         if any(self._below_refused(folder, values) for folder in reading.written_below if folder is not None):
             return False
+        if not self._worktree_update_allowed(values):
+            return False
         links = [p for folder in reading.written_below if folder is not None for p in self._links_below(folder)]
         if not all(self._writes_allowed(path, sandbox, values) for path in links):
             return False
         return all(self._rewritten_allowed(target) for target in reading.rewritten)
+
+    def _worktree_update_allowed(self, values: tuple[str | None, ...]) -> bool:
+        """Whether a git command that writes worktree files from a tree git chooses
+        (``git_worktree_updates``: ``git checkout BRANCH``, ``git merge``) may: no deny or ask
+        write rule may match anything below the top of its worktree. The repository's own
+        folder is git's (no tree puts a file in ``.git``), and trusting git is what a rule
+        naming it is for, so the allow rules are not asked for every file there."""
+        if not values or programs.name_of(values[0] or "") != "git" or not git_worktree_updates.updates_worktree(values):
+            return True
+        if not self.cwd_known:
+            return False
+        found = git_worktree_updates.tops(values, self.cwds)
+        if None in found:
+            return False
+        refusing = [c for c in self.rules.write
+                    if c.rule is not None and c.rule.effect in (Effect.DENY, Effect.ASK)]
+        for top in (Path(t) for t in found if t is not None):
+            for place in dict.fromkeys((Path(os.path.normpath(top)), Path(os.path.realpath(top)))):
+                if any(_reaches_below(c, place, self.where) for c in refusing) or any(
+                        place == p or place in p.parents for p in self.where.protected):
+                    return False
+        return True
 
     def _rewritten_allowed(self, target: str | None) -> bool:
         """Whether a program may rewrite ``target`` in place (``Reading.rewritten``): it, and
@@ -1450,6 +1475,17 @@ def _narrow_pattern(program: str, values: tuple[str | None, ...]) -> str:
 #: Names standing for anything a program may write below a folder (``tar -x``): a file in it,
 #: and one in a folder below it.
 _ANY_BELOW = ("any-file", "any-folder/any-file")
+
+
+def _reaches_below(item: Compiled, top: Path, where: floor.Where) -> bool:
+    """Whether a path rule may match a file below the folder ``top`` (git's own ``top/.git``
+    aside): one of its starting folders is ``top``, below it, or above it (``~/**/*.pem``)."""
+    if not isinstance(item.matcher, PathPattern):
+        return True
+    repository = top / ".git"
+    bases = [b for b in item.matcher.bases(workspaces=where.workspaces, home=where.home)
+             if b != repository and repository not in b.parents]
+    return any(b == top or top in b.parents or b in top.parents for b in bases)
 
 
 def _written_paths(reading: Reading) -> list[str | None]:

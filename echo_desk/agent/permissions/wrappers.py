@@ -225,7 +225,7 @@ def ssh_reading(argv: Argv, program: str) -> Reading:
 
 
 def runner(subcommands: frozenset[str], spec: OptionSet) -> Callable[[Argv, str], Reading]:
-    """``uv run CMD``, ``poetry run CMD``, ``npm exec CMD``…: a package tool whose subcommand runs
+    """``poetry run CMD``, ``npm exec CMD``…: a package tool whose subcommand runs
     a command; its other subcommands are read with ``spec`` (npm's options for npm)."""
     def reader(argv: Argv, program: str) -> Reading:
         parsed = read_options(argv[1:], table.NPM if program in PACKAGE_MANAGERS else RUNNER_OPTIONS)
@@ -451,7 +451,7 @@ WRAPPERS: dict[str, Wrapper] = {
 }
 
 RUNNERS = {
-    "uv": frozenset({"run", "tool"}), "poetry": frozenset({"run"}), "pipenv": frozenset({"run"}),
+    "poetry": frozenset({"run"}), "pipenv": frozenset({"run"}),
     "pdm": frozenset({"run"}), "hatch": frozenset({"run"}), "conda": frozenset({"run"}),
     "bundle": frozenset({"exec"}), "npm": frozenset({"exec", "x"}), "pnpm": frozenset({"exec", "dlx"}),
     "yarn": frozenset({"exec", "dlx"}),

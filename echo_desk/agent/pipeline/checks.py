@@ -13,7 +13,7 @@ from echo_desk.agent.readiness import readiness_of
 from echo_desk.agent.registry import RegisteredTool, ToolRegistry
 from echo_desk.agent.schema_checks import validation_errors, validation_text
 from echo_desk.common.json_text import read_json
-from echo_desk.i18n import N_, deferred, for_person, quoted_later
+from echo_desk.i18n import N_, deferred, for_model, for_person, quoted_later
 from echo_desk.store.settings import Settings
 from echo_desk.tools.base import RESERVED_HIDDEN_PARAMETERS
 from echo_desk.tools.results import ErrorKind, RiskLevel
@@ -40,7 +40,7 @@ def admitted(record: CallRecord, registry: ToolRegistry, settings: Settings) -> 
     readiness = readiness_of(entry.tool)
     if not readiness.ready:
         detail = readiness.detail
-        raise CallStopped(ErrorKind.DEPENDENCY, for_person(f"tool '{name}' is not ready: {detail}",
+        raise CallStopped(ErrorKind.DEPENDENCY, for_person(f"tool '{name}' is not ready: {for_model(detail)}",
                                                            N_("{name} is not ready: {detail}"),
                                                            name=quoted_later(name), detail=detail))
     return entry, risk
@@ -72,14 +72,17 @@ def _definition(entry: RegisteredTool) -> tuple[object, ...]:
 def parsed_arguments(record: CallRecord, entry: RegisteredTool) -> dict[str, Any]:
     """The model's arguments: a JSON object without hidden parameters, valid for the schema;
     the hidden parameters are then injected from the scope."""
-    tool, raw = entry.tool, record.call.arguments
-    try:
-        params = read_json(raw) if raw.strip() else {}
-    except json.JSONDecodeError as exc:
-        record.arguments = {"_unparsed": raw[:2000]}
-        raise CallStopped(ErrorKind.VALIDATION, for_person(
-            f"arguments are not valid JSON ({exc.msg} at position {exc.pos})",
-            N_("The agent's arguments are not valid JSON (at character {position})."), position=exc.pos)) from None
+    tool, raw, given = entry.tool, record.call.arguments, record.call.parsed
+    if given is not None:
+        params: Any = dict(given)  # its own dict: the hidden parameters are added to it below
+    else:
+        try:
+            params = read_json(raw) if raw.strip() else {}
+        except json.JSONDecodeError as exc:
+            record.arguments = {"_unparsed": raw[:2000]}
+            raise CallStopped(ErrorKind.VALIDATION, for_person(
+                f"arguments are not valid JSON ({exc.msg} at position {exc.pos})",
+                N_("The agent's arguments are not valid JSON (at character {position})."), position=exc.pos)) from None
     record.arguments = params
     if not isinstance(params, dict):
         raise CallStopped(ErrorKind.VALIDATION, for_person(
@@ -106,7 +109,7 @@ def acquire_breaker(breakers: BreakerBoard, name: str) -> None:
     last = status.last_error or deferred(N_("unknown"))
     raise CallStopped(ErrorKind.DEPENDENCY, for_person(
         f"tool '{name}' is paused after {status.consecutive_failures} failures "
-        f"(last: {last}); retry in {status.retry_in_seconds:.0f} s",
+        f"(last: {for_model(last)}); retry in {status.retry_in_seconds:.0f} s",
         N_("{name} is paused after {count} failures in a row (the last: {error}). "
            "It can be tried again in {seconds} s."),
         name=quoted_later(name), count=status.consecutive_failures, error=last,

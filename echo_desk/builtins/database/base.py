@@ -25,7 +25,7 @@ from echo_desk.builtins.database.connections import (
     sqlite_path,
 )
 from echo_desk.builtins.database.formatting import QueryResult, TableInfo
-from echo_desk.i18n import N_, _, for_person, quoted_later
+from echo_desk.i18n import N_, deferred, for_person, quoted_later
 from echo_desk.store.settings import DatabaseConnection, Settings
 from echo_desk.tools import ErrorKind, RuleFamily, Tool, ToolError, ToolExecutionContext, ToolResult
 
@@ -100,14 +100,18 @@ class DatabaseTool(TakesArguments[D], Tool):
         """Empty when at least one connection answers; else what is wrong with each."""
         conns = self.connections()
         if not conns:
-            return _(self.none_configured)
-        problems = []
+            return for_person(self.none_configured, self.none_configured)
+        # The model reads the English (``for_person``), the catalog the language of the moment.
+        said = ""
         for conn in conns:
             detail = self._readiness.detail(conn)
             if not detail:
                 return ""
-            problems.append(f"{conn.name}: {_(detail)}")
-        return "; ".join(problems)
+            problem = for_person(f"{conn.name}: {detail}", N_("{label}: {value}"), label=conn.name,
+                                 value=deferred(detail))
+            said = for_person(f"{said}; {problem}", N_("{first}; {second}"), first=said, second=problem) \
+                if said else problem
+        return said
 
     def sqlite_file(self, conn: DatabaseConnection, ctx: ToolExecutionContext, *, write: bool) -> Path:
         """The SQLite file, which must lie inside the workspace (the write roots for writes)."""

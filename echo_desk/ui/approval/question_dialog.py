@@ -16,12 +16,14 @@ from PySide6.QtWidgets import (
     QDialog,
     QDoubleSpinBox,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -35,6 +37,9 @@ from echo_desk.tools.results import JsonObject
 from echo_desk.ui.approval.front_delay import FrontDelay
 from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.widgets.full_text_box import plain_tooltip
+
+#: How many lines of the question show before it scrolls.
+MOST_PROMPT_LINES = 20
 
 
 def _plain_label(text: str) -> QLabel:
@@ -87,8 +92,25 @@ class QuestionDialog(QDialog):
         prompt.setWordWrap(True)
         prompt.setTextFormat(Qt.TextFormat.PlainText)
         prompt.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        if question.mcp_server:
+            # Set apart as quoted text: what the server wrote, however much it looks like Echo
+            # Desk's own wording (an "allow run_command?" of its own), is the server's.
+            theme.styled(prompt, lambda p: f"background: {p.code_bg}; border-left: 3px solid {p.code_border};"
+                                           " padding: 6px;")
         self.prompt = prompt
-        layout.addWidget(prompt)
+        # A long text scrolls in a box of its own: at full height, a server's 2,000-line message
+        # put the buttons 28,000 pixels below the screen. A short one stays a label, sized to fit.
+        self.prompt_scroll: QScrollArea | None = None
+        if question.prompt.count("\n") >= MOST_PROMPT_LINES or len(question.prompt) > MOST_PROMPT_LINES * 80:
+            self.prompt_scroll = QScrollArea()
+            self.prompt_scroll.setWidgetResizable(True)
+            self.prompt_scroll.setFrameShape(QFrame.Shape.NoFrame)
+            self.prompt_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+            self.prompt_scroll.setWidget(prompt)
+            self.prompt_scroll.setFixedHeight(self.fontMetrics().lineSpacing() * MOST_PROMPT_LINES)
+            layout.addWidget(self.prompt_scroll)
+        else:
+            layout.addWidget(prompt)
 
         self.text: QLineEdit | None = None
         self.choices: QListWidget | None = None
@@ -152,7 +174,10 @@ class QuestionDialog(QDialog):
         i18n_qt.bus().language_changed.connect(self.retranslate)
 
     def retranslate(self, *_args: object) -> None:
-        self.setWindowTitle(_("A question for you"))
+        # The title is what a task bar or window switcher shows: it names the server too.
+        self.setWindowTitle(_("Question from MCP server “{name}”").format(
+            name=visible(self.question.mcp_server, one_line=True)) if self.question.mcp_server
+            else _("A question for you"))
         self.asker.setText(_asker_text(self.question))
         if self.destination is not None and self.question.url:
             self.destination.setText(_("The page opens in your browser, outside Echo Desk: what you enter there goes "
@@ -160,7 +185,7 @@ class QuestionDialog(QDialog):
         elif self.destination is not None:
             self.destination.setText(_("Your answer is sent to this server. Echo Desk never asks for its own keys "
                                        "or passwords in a question: enter them only in Settings."))
-        self.prompt.setAccessibleName(_("Question"))
+        self.prompt.setAccessibleName(_("The server's question") if self.question.mcp_server else _("Question"))
         if self.choices is not None:
             self.choices.setAccessibleName(_("Choices"))
         if self.text is not None:

@@ -158,6 +158,10 @@ class MainWindow(QMainWindow):
         self.model_picker.setMinimumContentsLength(18)
         self.model_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.model_picker.setMaximumWidth(380)
+        # Room for 18 characters, and in a narrow window down to 12: the workspace beside it keeps
+        # its folder's name (``PathButton``).
+        self.model_picker.setMinimumWidth(self.model_picker.minimumSizeHint().width()
+                                          - 6 * self.model_picker.fontMetrics().averageCharWidth())
         self.model_picker.activated.connect(lambda _i: self.model_chosen.emit(self.model_picker.currentData() or ""))
         self.model_label.setBuddy(self.model_picker)
         self.workspace_label = QLabel()

@@ -7,20 +7,19 @@ how the engine is wired. No Qt here.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from echo_desk.agent.breaker import BreakerState
 from echo_desk.agent.model import hidden_tools
 from echo_desk.agent.permissions import ToolStanding
 from echo_desk.agent.permissions.standing import tool_standing
 from echo_desk.agent.registry import RegisteredTool
 from echo_desk.agent.sources import ToolSource
-from echo_desk.i18n import locale_dir_of, ngettext, translate_in
+from echo_desk.i18n import locale_dir_of, translate_in
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import Tool
+from echo_desk.ui.core.labels import breaker_label
 
 if TYPE_CHECKING:
     from echo_desk.agent.breaker import BreakerBoard
@@ -142,16 +141,7 @@ class CatalogBackend:
     def breaker_text(self, name: str) -> str:
         if self.runtime is None:
             return ""
-        status = self.runtime.breakers.status(name)
-        failures = status.consecutive_failures
-        if status.state is BreakerState.OPEN:
-            return ngettext("Paused after {n} failure, retry in {s} s", "Paused after {n} failures, retry in {s} s", failures).format(
-                n=failures, s=max(1, math.ceil(status.retry_in_seconds)))
-        if status.state is BreakerState.HALF_OPEN:
-            return ngettext("Trying again after {n} failure", "Trying again after {n} failures", failures).format(n=failures)
-        if failures:
-            return ngettext("{n} recent failure", "{n} recent failures", failures).format(n=failures)
-        return ""
+        return breaker_label(self.runtime.breakers.status(name))
 
     @staticmethod
     def title(tool: Tool) -> str:

@@ -4,9 +4,12 @@ No Qt: the tool cards' HTML uses these labels and colours without Qt (a palette 
 
 from __future__ import annotations
 
+import math
+
+from echo_desk.agent.breaker import BreakerState, BreakerStatus
 from echo_desk.agent.sources import SourceKind, ToolSource
 from echo_desk.agent.status import ToolStatus
-from echo_desk.i18n import N_, _
+from echo_desk.i18n import N_, _, ngettext
 from echo_desk.ui.core.palette import Palette, in_use
 
 RISK_LABELS = {"read": N_("Read"), "write": N_("Write"), "exec": N_("Execute")}
@@ -108,3 +111,32 @@ def capability_label(tag: str) -> str:
 
 def profile_label(name: str) -> str:
     return _(PROFILE_LABELS[name]) if name in PROFILE_LABELS else name
+
+
+def approval_label(policy: str, *, explicit: bool) -> str:
+    """A tool's approval as Settings › Tools says it: the person's choice ("Always allow"), or the
+    default it falls to ("Default (Ask)"). ``policy``: ``ask``, ``always`` or ``never``."""
+    return policy_label(policy) if explicit else _("Default ({policy})").format(policy=policy_label(policy))
+
+
+#: The approval a tool's default comes to (``ToolStanding.default``), as a policy.
+DEFAULT_POLICIES = {"runs": "always", "asks": "ask", "refused": "never"}
+
+
+def not_ready_label(why: str) -> str:
+    """"Not ready: …", headed as "Ready" is (the reasons are lower-case clauses written to follow
+    a colon); ``why`` already in the person's language."""
+    return _("Not ready: {reason}").format(reason=why) if why else _("Not ready")
+
+
+def breaker_label(status: BreakerStatus) -> str:
+    """A tool's recent failures as Settings › Tools and ``tools list`` say them; '' when none."""
+    failures = status.consecutive_failures
+    if status.state is BreakerState.OPEN:
+        return ngettext("Paused after {n} failure, retry in {s} s", "Paused after {n} failures, retry in {s} s",
+                        failures).format(n=failures, s=max(1, math.ceil(status.retry_in_seconds)))
+    if status.state is BreakerState.HALF_OPEN:
+        return ngettext("Trying again after {n} failure", "Trying again after {n} failures", failures).format(n=failures)
+    if failures:
+        return ngettext("{n} recent failure", "{n} recent failures", failures).format(n=failures)
+    return ""

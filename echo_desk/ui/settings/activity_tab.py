@@ -11,10 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -29,7 +31,7 @@ from echo_desk.agent.pipeline.call import Decision
 from echo_desk.common.visible_text import visible
 from echo_desk.gateway.clients import display_name
 from echo_desk.gateway.hand_back_failure import HandBackFailure
-from echo_desk.i18n import N_, _, ngettext, shown
+from echo_desk.i18n import N_, _, list_text, ngettext, shown
 from echo_desk.store.audit import AuditLog, Event
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui.core import i18n_qt, marshal
@@ -49,6 +51,7 @@ DECISION_LABELS = {
 EVENT_LABELS = {
     Event.SESSION_HANDED_BACK: N_("session handed back on quit"),
     Event.SESSION_NOT_HANDED_BACK: N_("session closed on quit"),
+    Event.TOOLS_LISTED_WITHOUT: N_("tools listed without servers still starting"),
 }
 #: Why a session could not be handed back (the row's ``error_kind``), as the detail says it.
 HAND_BACK_FAILURES = {
@@ -62,6 +65,15 @@ HAND_BACK_FAILURES = {
 #: (seconds back, label); 0 = any time.
 PERIODS = ((0, N_("Any time")), (3600, N_("Last hour")), (86400, N_("Last day")), (7 * 86400, N_("Last week")))
 MOST_ROWS = 1000
+#: The columns: when, who asked (a connected app, or the chat's conversation), the tool and what
+#: came of it stay in view whole; what decided it (the longest) takes what is left, elided.
+COL_TIME, COL_WHO, COL_TOOL, COL_VERDICT, COL_DECIDER = range(5)
+#: The widest a name column grows before it elides (its whole text is its tooltip), and the least
+#: it is given, and what decided a call, when the window is narrow: a tool's or an app's long name
+#: must not push the verdict out of view.
+MOST_NAME_WIDTH = 220
+LEAST_NAME_WIDTH = 90
+LEAST_DECIDER_WIDTH = 120
 
 
 class ActivityTab(QWidget):
@@ -74,6 +86,8 @@ class ActivityTab(QWidget):
         self.audit = audit
         self.rule_for = rule_for
         self.rows: list[JsonObject] = []
+        #: The name columns' widths as their longest names need (``_fit_columns``).
+        self._natural: dict[int, int] = {}
         layout = QVBoxLayout(self)
         # While the disk refuses the log (full), the calls it holds in memory are not listed yet.
         self.not_written = warning_note(shown=False)
@@ -101,6 +115,12 @@ class ActivityTab(QWidget):
         self.calls.setColumnCount(5)
         self.calls.setRootIsDecorated(False)
         self.calls.setUniformRowHeights(True)
+        # Never sideways: the last column takes the width left and elides; each cell's tooltip is whole.
+        self.calls.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.calls.setTextElideMode(Qt.TextElideMode.ElideRight)
+        header = self.calls.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(COL_DECIDER, QHeaderView.ResizeMode.Stretch)
         self.calls.currentItemChanged.connect(lambda *_: self._update_why())
         layout.addWidget(self.calls, 1)
         self.detail = QLabel()
@@ -176,15 +196,42 @@ class ActivityTab(QWidget):
             asked_by = (_("{client} (through MCP)").format(client=visible(display_name(client), one_line=True))
                         if client else r["conversation_id"][:8])
             decider = "" if event is not None else self._decider(r)
-            item = QTreeWidgetItem([when(r["at"]), r["tool"], label, decider, asked_by])
-            item.setToolTip(3, plain_tooltip(str(r["provenance"])))
-            item.setToolTip(4, plain_tooltip(str(r["conversation_id"])))
+            cells = [""] * 5
+            cells[COL_TIME], cells[COL_WHO], cells[COL_TOOL] = when(r["at"]), asked_by, r["tool"]
+            cells[COL_VERDICT], cells[COL_DECIDER] = label, decider
+            item = QTreeWidgetItem(cells)
+            for column, whole in ((COL_TOOL, r["tool"]), (COL_VERDICT, label), (COL_DECIDER, decider),
+                                  (COL_WHO, "\n".join(t for t in (asked_by if client else "", r["conversation_id"]) if t))):
+                if whole:
+                    item.setToolTip(column, plain_tooltip(str(whole)))
             self.calls.addTopLevelItem(item)
-        # The verdict's words differ in length by language ("withdrawn while you were asked"):
-        # shown whole rather than cut to "withdrawn while you …".
-        for column in (0, 2):
-            self.calls.resizeColumnToContents(column)
+        self._fit_columns()
         self._update_why()
+
+    def _fit_columns(self) -> None:
+        # The verdict's words differ in length by language ("withdrawn while you were asked"):
+        # shown whole rather than cut to "withdrawn while you …"; a long tool or app name elides.
+        for column in (COL_TIME, COL_WHO, COL_TOOL, COL_VERDICT):
+            self.calls.resizeColumnToContents(column)
+        self._natural = {c: self.calls.columnWidth(c) for c in (COL_WHO, COL_TOOL)}
+        self._share_width()
+
+    def _share_width(self) -> None:
+        """The name columns as wide as their names, up to what the window leaves them."""
+        natural = self._natural
+        if not natural:
+            return
+        left = (self.calls.viewport().width() - self.calls.columnWidth(COL_TIME)
+                - self.calls.columnWidth(COL_VERDICT) - LEAST_DECIDER_WIDTH)
+        each = max(LEAST_NAME_WIDTH, min(MOST_NAME_WIDTH, left // 2))
+        # One name short leaves the other what it does not need.
+        for column, other in ((COL_WHO, COL_TOOL), (COL_TOOL, COL_WHO)):
+            room = max(each, left - min(natural[other], each))
+            self.calls.setColumnWidth(column, max(LEAST_NAME_WIDTH, min(natural[column], MOST_NAME_WIDTH, room)))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._share_width()
 
     def _decider(self, record: JsonObject) -> str:
         if record.get("grant_id"):
@@ -216,6 +263,12 @@ class ActivityTab(QWidget):
                 "Echo Desk quit and could not hand {client}'s session back to its own echo-desk gateway ({why}), "
                 "so it closed the session: {client} sees its Echo Desk server end and must start it again to use "
                 "these tools.").format(client=client, why=_failure_words(record)))
+            return
+        if event is Event.TOOLS_LISTED_WITHOUT:
+            self.detail.setText(_(
+                "{client} asked for its tools while these MCP servers were still starting: {servers}. Its list "
+                "came without their tools, so that it did not wait for them; it is told to list its tools again "
+                "once they have started.").format(client=client, servers=_servers_of(record)))
             return
         if event is Event.SESSION_HANDED_BACK:
             self.detail.setText(_(
@@ -266,9 +319,10 @@ class ActivityTab(QWidget):
         for i, (_seconds, label) in enumerate(PERIODS):
             self.period.setItemText(i, _(label))
         self.period.setAccessibleName(_("Filter by time"))
-        self.calls.setHeaderLabels([_("Time"), _("Tool"), _("Verdict"), _("Decided by"), _("Conversation")])
-        for column, width in ((0, 130), (1, 130), (2, 150), (3, 320)):
-            self.calls.setColumnWidth(column, width)
+        labels = [""] * 5
+        labels[COL_TIME], labels[COL_WHO], labels[COL_TOOL] = _("Time"), _("From"), _("Tool")
+        labels[COL_VERDICT], labels[COL_DECIDER] = _("Verdict"), _("Decided by")
+        self.calls.setHeaderLabels(labels)
         self.calls.setAccessibleName(_("Tool calls"))
         self.refresh.setText(_("Refresh"))
         self.why_button.setText(_("Why was this allowed?"))
@@ -283,6 +337,14 @@ def _failure_words(record: JsonObject) -> str:
     if why in HandBackFailure._value2member_map_:
         return _(HAND_BACK_FAILURES[HandBackFailure(str(why))])
     return _("the reason was not recorded")  # a later version's reason
+
+
+def _servers_of(record: JsonObject) -> str:
+    """The MCP servers a row names (their configured names, shown as plain text)."""
+    arguments = record.get("arguments")
+    servers = arguments.get("servers") if isinstance(arguments, dict) else None
+    names = [visible(str(name), one_line=True) for name in servers] if isinstance(servers, list) else []
+    return list_text(names)
 
 
 def _event(record: JsonObject) -> Event | None:

@@ -31,7 +31,14 @@ from echo_desk.store.settings import Settings, ToolPolicy
 from echo_desk.tools import Tool
 from echo_desk.ui.core import marshal, theme
 from echo_desk.ui.core.backend import CatalogBackend
-from echo_desk.ui.core.labels import policy_label, risk_colour, risk_label, source_label
+from echo_desk.ui.core.labels import (
+    DEFAULT_POLICIES,
+    approval_label,
+    not_ready_label,
+    risk_colour,
+    risk_label,
+    source_label,
+)
 from echo_desk.ui.core.remote_icons import blank_icon, remote_icon
 from echo_desk.ui.widgets.failure_text import failure_reason, failure_tip
 from echo_desk.ui.widgets.full_text_box import plain_tooltip
@@ -293,8 +300,7 @@ class ToolCatalogModel(QStandardItemModel):
             if cells[COL_RISK].data(RiskRole) != risk or cells[COL_RISK].text() != risk_label(risk):
                 _show_risk(cells[COL_RISK], risk)
                 changed.append(cells[COL_RISK])
-            effective = value or {"runs": "always", "asks": "ask", "refused": "never"}[default]
-            text = policy_label(effective) if value else _("Default ({policy})").format(policy=policy_label(effective))
+            text = approval_label(value or DEFAULT_POLICIES[default], explicit=bool(value))
             if standing is not None and standing.rule_count:
                 # How many permission rules mention the tool (the engine counts; Settings › Permissions lists them).
                 text += " · " + _("rules: {n}").format(n=standing.rule_count)
@@ -324,10 +330,8 @@ class ToolCatalogModel(QStandardItemModel):
             elif not readiness.ready:
                 # A plugin's detail is a message id of its own catalog (ours are translated already);
                 # Echo Desk's own may be English for the model, said to the person with ``for_person``.
-                # Headed "Not ready", as "Ready" is: the details are lower-case clauses ("no database
-                # configured"), written to follow a colon, and a person's names may start them.
                 why = said_by_tool(tool, readiness.detail)
-                parts.append(_("Not ready: {reason}").format(reason=why) if why else _("Not ready"))
+                parts.append(not_ready_label(why))
             offline = getattr(tool, "offline_detail", None)  # an MCP tool's server that failed
             if callable(offline) and (note := offline()):
                 parts.append(shown(note))

@@ -32,7 +32,11 @@ from PySide6.QtWidgets import (
 
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, _, aside, clause_text, labelled, list_text, shown
-from echo_desk.mcp.status import FlagKind  # a light module: the MCP SDK comes with the manager
+from echo_desk.mcp.status import (  # a light module: the MCP SDK comes with the manager
+    FLAG_LABELS,
+    STATE_LABELS,
+    FlagKind,
+)
 
 if TYPE_CHECKING:  # ServerState is a StrEnum: compared with its values here, the MCP package loads later
     from echo_desk.mcp.importers import ImportPreview
@@ -42,11 +46,8 @@ if TYPE_CHECKING:  # ServerState is a StrEnum: compared with its values here, th
 from echo_desk.ui.core import i18n_qt, marshal, theme
 from echo_desk.ui.core.remote_icons import remote_icon
 
-_STATE_TEXT = {
-    "disabled": N_("Disabled"), "awaiting_approval": N_("Waiting for your approval to start"),
-    "starting": N_("Starting"), "connected": N_("Connected"), "error": N_("Error"), "stopped": N_("Stopped"),
-    "needs_sign_in": N_("Sign-in needed"), "signing_in": N_("Signing in…"),
-}
+#: The engine's own labels (the command line's too), by the state's value.
+_STATE_TEXT = {state.value: label for state, label in STATE_LABELS.items()}
 _STATE_ROLE = {"connected": "ok", "error": "danger", "awaiting_approval": "warn", "starting": "accent",
                "needs_sign_in": "warn", "signing_in": "accent"}
 #: How a sign-in's client came to be (``SignInSummary.registered_by``).
@@ -59,9 +60,6 @@ _SIGN_IN_COLUMN = 4
 def state_text(state: ServerState) -> str:
     return _(_STATE_TEXT.get(state, state))
 
-#: What an MCP tool's flag is about (``ToolFlag.kind``), as the server's details say it.
-FLAG_LABELS = {FlagKind.HIDDEN_CHARS: N_("Hidden characters"), FlagKind.CHANGED: N_("Changed"),
-               FlagKind.ANNOTATION: N_("Hints"), FlagKind.WARNING: N_("Warning")}
 
 
 class McpPage(QWidget):

@@ -2,10 +2,14 @@
 
 A long workspace path (``/home/…/Documents/Echo Desk``) as plain button text asked for its full
 width and squeezed the window's side panel to a few pixels; elided, the start and the end of the
-path stay readable, and the tooltip and the accessible name keep all of it.
+path stay readable, and the tooltip and the accessible name keep all of it. Where even that is
+too wide, the folder's own name is the part kept (``…/project``): in a 900-pixel window the
+middle-elided path read "/…n".
 """
 
 from __future__ import annotations
+
+import os
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QResizeEvent
@@ -13,6 +17,8 @@ from PySide6.QtWidgets import QPushButton, QSizePolicy, QStyle, QStyleOptionButt
 
 #: Characters of the path the button asks room for (the rest is elided when space is short).
 PREFERRED_CHARS = 48
+#: Characters of the folder's own name the button keeps room for, however narrow the window.
+LEAST_NAME_CHARS = 16
 
 
 class PathButton(QPushButton):
@@ -35,8 +41,19 @@ class PathButton(QPushButton):
         margin = self.style().pixelMetric(QStyle.PixelMetric.PM_ButtonMargin, option, self)
         return max(0, self.width() - 2 * margin - 8)
 
+    def _name(self) -> str:
+        """The folder's own name, the part of a path a person knows it by."""
+        return os.path.basename(self._full.rstrip(os.sep)) or self._full
+
     def _elide(self) -> None:
-        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideMiddle, self._room())
+        metrics, room, name = self.fontMetrics(), self._room(), self._name()
+        shown = metrics.elidedText(self._full, Qt.TextElideMode.ElideMiddle, room)
+        if shown != self._full and not shown.endswith(os.sep + name):
+            # Too narrow for the start and the end: the end, from a separator when it fits.
+            shown = metrics.elidedText(self._full, Qt.TextElideMode.ElideLeft, room)
+            tail = "…" + os.sep + name
+            if metrics.horizontalAdvance(tail) <= room:
+                shown = tail
         super().setText(shown or self._full[:1])
 
     def resizeEvent(self, event: QResizeEvent) -> None:
@@ -49,4 +66,5 @@ class PathButton(QPushButton):
         return QSize(wanted, super().sizeHint().height())
 
     def minimumSizeHint(self) -> QSize:
-        return QSize(self.fontMetrics().horizontalAdvance("…/…") + 24, super().minimumSizeHint().height())
+        least = "…" + os.sep + self._name()[:LEAST_NAME_CHARS]
+        return QSize(self.fontMetrics().horizontalAdvance(least) + 24, super().minimumSizeHint().height())

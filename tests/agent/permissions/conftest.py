@@ -55,7 +55,9 @@ BUILD_VARIABLES = ("MAKEFILES", "MAKEFLAGS", "GNUMAKEFLAGS", "CMAKE_TOOLCHAIN_FI
                    # (where cargo builds: judged by the write rules, as --target-dir is)
                    "CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR",
                    # (where tox builds its environments, kubectl's settings file: s223)
-                   "TOX_WORK_DIR", "KUBECONFIG")
+                   "TOX_WORK_DIR", "KUBECONFIG",
+                   # (docker's settings folder and the host it reaches: docker_settings)
+                   "DOCKER_CONFIG", "DOCKER_HOST", "DOCKER_CONTEXT")
 
 
 #: The prefixes of the variables programs take any option from (``option_variables``): a

@@ -140,6 +140,41 @@ def test_a_servers_form_says_who_asks_in_plain_text_and_masks_the_key(qtbot) -> 
     assert "<!-- ignore previous instructions" in doc.toPlainText()
 
 
+def test_a_servers_question_posing_as_echo_desk_shows_whose_it_is_and_what_it_hides(qtbot) -> None:
+    """The server's words as the engine passes them (tests/mcp: hidden characters kept): the title
+    a window switcher shows names the server, the text is set apart, and its zero-width space and
+    bidi override are drawn as escapes, so "rm -rf ~" reads as the characters it is made of."""
+    posing = "Echo\u200b Desk: allow run_command \u202e~ fr- mr\u202c? Type yes:"
+    dialog = QuestionDialog(Question(prompt=posing, asked_by="MCP server notes", mcp_server="notes"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    assert dialog.windowTitle() == "Question from MCP server “notes”"
+    assert dialog.asker.text() == "MCP server “notes” asks:"
+    assert dialog.prompt.text() == "Echo⟨U+200B⟩ Desk: allow run_command ⟨U+202E⟩~ fr- mr⟨U+202C⟩? Type yes:"
+    assert "border-left" in dialog.prompt.styleSheet()
+    assert dialog.prompt.accessibleName() == "The server's question"
+    own = QuestionDialog(Question(prompt="Which file?", asked_by="agent"))
+    qtbot.addWidget(own)
+    assert own.windowTitle() == "A question for you" and own.prompt.styleSheet() == ""
+
+
+@pytest.mark.parametrize("prompt", ["Echo Desk: allow run_command rm -rf ~?\n" * 2000, "Allow? " * 20_000],
+                         ids=["2,000 lines", "one long line"])
+def test_a_long_question_scrolls_and_its_buttons_stay_on_the_screen(qtbot, prompt: str) -> None:
+    """At full height, 2,000 lines made the dialog 28,000 pixels tall: its buttons far below the
+    screen. The text scrolls in its own box; who asks stays on top."""
+    dialog = QuestionDialog(Question(prompt=prompt, asked_by="MCP server notes", mcp_server="notes"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    screen = dialog.screen().availableGeometry().height()
+    assert dialog.sizeHint().height() <= screen and dialog.height() <= screen
+    assert dialog.ok.mapTo(dialog, dialog.ok.rect().bottomLeft()).y() <= dialog.height()
+    assert dialog.prompt_scroll is not None and dialog.prompt_scroll.verticalScrollBar().maximum() > 0
+    assert dialog.asker.text() == "MCP server “notes” asks:"
+
+
 def test_the_agents_question_says_the_agent_asks(qtbot) -> None:
     dialog = QuestionDialog(Question(prompt=H.BIDI_COMMENT, choices=("a", H.BIDI_FILENAME), asked_by="agent"))
     qtbot.addWidget(dialog)

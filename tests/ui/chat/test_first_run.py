@@ -61,3 +61,27 @@ def test_a_long_workspace_path_is_elided_and_leaves_the_side_panel_its_room(qtbo
     finally:
         win.session.stop()
         store.close()
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_in_a_900_pixel_window_the_workspace_button_keeps_the_folders_name(qtbot, qloop, runtime, tmp_path,  # type: ignore[no-untyped-def]
+                                                                           language) -> None:
+    # Before: elided in the middle to the 50 pixels left beside the model picker, it read "/…n".
+    from echo_desk.ui.core import i18n_qt
+
+    i18n_qt.apply_language(language)
+    win, store = _open_window(qtbot, runtime, tmp_path)
+    try:
+        folder = tmp_path / "quarterly-report"
+        folder.mkdir()
+        win.resize(900, 700)
+        win.show()
+        win.set_workspace(str(folder))
+        qtbot.waitUntil(lambda: win.workspace_button.text().endswith("quarterly-report"))
+        assert win.workspace_button.text() in (str(folder.resolve()), "…/quarterly-report")
+        assert win.workspace_button.toolTip() == str(folder.resolve())
+        assert win.todos.width() >= 120  # the task list keeps a readable column beside it
+    finally:
+        win.session.stop()
+        store.close()
+        i18n_qt.apply_language("en")

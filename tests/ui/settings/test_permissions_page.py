@@ -157,10 +157,10 @@ def test_activity_filters_explains_and_exports(page, builtin_runtime, scope, tmp
     assert activity is not None
     page.tabs.setCurrentWidget(activity)
     rows = _rows(activity.calls)
-    assert [r[1] for r in rows] == ["run_command", "run_command"]
-    assert rows[1][2] == "ran without asking" and rows[1][3] == "rule “echo **” (shell) in permissions.toml line 1"
-    assert rows[0][2] == "refused or denied"
-    activity.conversation.setText(rows[0][4])  # the first characters, as the table shows them
+    assert [r[2] for r in rows] == ["run_command", "run_command"]
+    assert rows[1][3] == "ran without asking" and rows[1][4] == "rule “echo **” (shell) in permissions.toml line 1"
+    assert rows[0][3] == "refused or denied"
+    activity.conversation.setText(rows[0][1])  # the first characters, as the table shows them
     assert activity.calls.topLevelItemCount() == 2
     activity.conversation.setText("zz-other")
     assert activity.calls.topLevelItemCount() == 0
@@ -284,7 +284,7 @@ def test_activity_names_the_mcp_client_that_made_a_call(page, builtin_runtime, w
     activity = page.activity
     assert activity is not None
     activity.reload()
-    assert _rows(activity.calls)[0][4] == "Cursor (through MCP)"
+    assert _rows(activity.calls)[0][1] == "Cursor (through MCP)"
     assert builtin_runtime.audit.query(client="cursor")[0]["call_id"] == "g1"
 
 
@@ -302,7 +302,7 @@ def test_activity_shows_a_session_handed_back_on_quit_in_both_languages(page, bu
     assert activity is not None
     activity.reload()
     [row] = _rows(activity.calls)
-    assert row[1:] == ["", "session handed back on quit", "", "Cursor (through MCP)"]
+    assert row[1:] == ["Cursor (through MCP)", "", "session handed back on quit", ""]
     activity.calls.setCurrentItem(activity.calls.topLevelItem(0))
     assert activity.detail.text().startswith("Echo Desk quit and handed Cursor's session back to its own echo-desk "
                                              "gateway"), activity.detail.text()
@@ -318,7 +318,7 @@ def test_activity_shows_a_session_handed_back_on_quit_in_both_languages(page, bu
     try:
         apply_language("zh_CN")
         [row] = _rows(activity.calls)
-        assert row[1:] == ["", "退出时已交还会话", "", "Cursor（通过 MCP）"]
+        assert row[1:] == ["Cursor（通过 MCP）", "", "退出时已交还会话", ""]
         assert activity.decision.itemText(activity.decision.findData("session_handed_back")) == "退出时已交还会话"
         activity.calls.setCurrentItem(activity.calls.topLevelItem(0))
         detail = activity.detail.text()
@@ -342,7 +342,7 @@ def test_activity_shows_a_session_closed_on_quit_and_why_in_both_languages(page,
     assert activity is not None
     activity.reload()
     [row] = _rows(activity.calls)
-    assert row[1:] == ["", "session closed on quit", "", "Cursor (through MCP)"]
+    assert row[1:] == ["Cursor (through MCP)", "", "session closed on quit", ""]
     activity.calls.setCurrentItem(activity.calls.topLevelItem(0))
     detail = activity.detail.text()
     assert detail.startswith("Echo Desk quit and could not hand Cursor's session back"), detail
@@ -355,11 +355,46 @@ def test_activity_shows_a_session_closed_on_quit_and_why_in_both_languages(page,
     try:
         apply_language("zh_CN")
         [row] = _rows(activity.calls)
-        assert row[2] == "退出时已关闭会话"
+        assert row[3] == "退出时已关闭会话"
         activity.calls.setCurrentItem(activity.calls.topLevelItem(0))
         detail = activity.detail.text()
         assert "Cursor" in detail and "太久" in detail, detail
         assert not re.search(r"[A-Za-z]{3,}", re.sub(r"Echo Desk|echo-desk|Cursor", "", detail)), detail
+    finally:
+        apply_language("en")
+
+
+def test_activity_says_which_servers_a_clients_list_was_answered_without(page, builtin_runtime):
+    # A list of the tools no longer waits for a server whose start is slow: the person sees here
+    # that Cursor got its tools without that server's, and that it is told to list them again.
+    import re
+    import time
+
+    from echo_desk.store.audit import tools_listed_without
+    from echo_desk.ui.core.i18n_qt import apply_language
+
+    builtin_runtime.audit.append(tools_listed_without("cursor", time.time(), ["slow", "git\u202ehub"]))
+    activity = page.activity
+    assert activity is not None
+    activity.reload()
+    [row] = _rows(activity.calls)
+    assert row[1:] == ["Cursor (through MCP)", "", "tools listed without servers still starting", ""]
+    activity.calls.setCurrentItem(activity.calls.topLevelItem(0))
+    detail = activity.detail.text()
+    assert detail.startswith("Cursor asked for its tools while these MCP servers were still starting: slow, git"), detail
+    assert "\u202e" not in detail  # a server's name is shown as plain text
+    activity.decision.setCurrentIndex(activity.decision.findData("tools_listed_without"))
+    assert activity.calls.topLevelItemCount() == 1
+    activity.decision.setCurrentIndex(0)
+    try:
+        apply_language("zh_CN")
+        [row] = _rows(activity.calls)
+        assert row[3] == "列出工具时有服务器仍在启动"
+        activity.calls.setCurrentItem(activity.calls.topLevelItem(0))
+        detail = activity.detail.text()
+        assert "slow、git" in detail and "重新获取" in detail, detail
+        rest = re.sub(r"MCP|Cursor|slow|git|hub|U\+202E|[^A-Za-z]", " ", detail)
+        assert not re.search(r"[A-Za-z]{3,}", rest), detail
     finally:
         apply_language("en")
 

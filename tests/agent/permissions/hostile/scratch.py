@@ -35,7 +35,8 @@ WORKSPACE_FILES: dict[str, str] = {
     ".github/workflows/ci.yml": "on: push\n",
     "tests/test_ok.py": "def test_ok(tmp_path):\n    assert tmp_path.is_dir()\n",
     "Makefile": "test:\n\t@echo ok\n",
-    "package.json": json.dumps({"name": "demo", "version": "1.0.0", "scripts": {"test": "echo ok"}}) + "\n",
+    # The test script is node's own test runner, which takes what the line adds to it (s241).
+    "package.json": json.dumps({"name": "demo", "version": "1.0.0", "scripts": {"test": "node --test"}}) + "\n",
     # A file whose name is an option, as a hostile repository can ship: a glob in the
     # folder turns it into an option of whatever program the glob is given to.
     "pit/--output=PWNED": "",
@@ -213,6 +214,7 @@ def build_template(into: Path) -> Path:
     commit = subprocess.run(["git", "hash-object", "-t", "commit", "-w", "--stdin"], cwd=ws, check=True,
                             capture_output=True, text=True, input=signed, env=base_env(root)).stdout.strip()
     _git(ws, "update-ref", "refs/signed/main", commit)
+    _branch_changing_ci(ws, root)
     # An uncommitted change, so that `git diff` has something to show (and run a differ for).
     (ws / "a.txt").write_text("alpha\nBETA\ngamma\n", encoding="utf-8")
     for hooks in (ws / ".git" / "hooks", ws / "tmp" / "sub" / ".git" / "hooks"):
@@ -224,6 +226,24 @@ def build_template(into: Path) -> Path:
     if shutil.which("hg") is not None:
         _hg_repository(other / "hgr", root)
     return root
+
+
+def _branch_changing_ci(ws: Path, root: Path) -> None:
+    """A branch (``ci-update``, as a contributor pushes one) whose commit changes the CI
+    workflow: a command checking it out writes .github/workflows/ci.yml, a file no word of the
+    line names (s241). Made with a scratch index, so the worktree and its index stay as they are."""
+    env = {**base_env(root), "GIT_INDEX_FILE": str(root / "ci-update.index")}
+
+    def git(*args: str, text: str | None = None) -> str:
+        return subprocess.run(["git", *args], cwd=ws, check=True, capture_output=True, text=True, input=text,
+                              env=env).stdout.strip()
+
+    git("read-tree", "HEAD")
+    blob = git("hash-object", "-w", "--stdin", text="on: pwned\n")
+    git("update-index", "--cacheinfo", f"100644,{blob},.github/workflows/ci.yml")
+    commit = git("commit-tree", git("write-tree"), "-p", "HEAD", "-m", "ci: run on every event")
+    git("update-ref", "refs/heads/ci-update", commit)
+    (root / "ci-update.index").unlink()
 
 
 def _hg_repository(folder: Path, root: Path) -> None:

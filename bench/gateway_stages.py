@@ -1,0 +1,202 @@
+"""Where a handed gateway call's time goes in the app: medians per stage, and Python calls per call.
+
+An official MCP SDK client calls server-everything's ``echo`` (auto-allowed) through ``echo-desk
+gateway --client bench``, which hands the client's pipes to the app side (``gateway_app.py``'s app,
+started here with ``--app``: time stamps are taken along the call's path there). Stages, in the app:
+
+    in → session      the request line taken by hand (``HandServed.take``) until ``ClientSession.call``
+    session → tool    the dispatcher's steps before the tool runs (``MCPTool.execute``)
+    tool → server     the MCP call until its request line is written to the server
+    server            from that write until the server's answer line is read
+    server → client   from that line until the answer to the client is written
+
+Then the same calls again with the app's MCP thread under cProfile: Python calls per call
+(deterministic, whatever the load). The machine's load is printed: on a busy machine every stage is
+slower. Needs server-everything (scripts/install-mcp-test-servers.sh).
+
+Run: PYTHONPATH=. python bench/gateway_stages.py [calls]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import cProfile
+import json
+import os
+import pstats
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+# Run as a script, this file's folder comes first on sys.path: keep it from shadowing anything.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+EVERYTHING = ROOT / "tests/mcp/servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+STAGES = ("in", "session", "tool", "sent", "answer", "out")
+NAMES = {("in", "session"): "in → session", ("session", "tool"): "session → tool", ("tool", "sent"): "tool → server",
+         ("sent", "answer"): "server", ("answer", "out"): "server → client"}
+
+
+def stamped_app() -> None:
+    """The app side with a time stamp at each stage's start (``--app``); commands on stdin:
+    ``c`` clears, ``s`` prints the medians, ``p``/``d`` start and stop (and dump) the profile."""
+    stamps = _stamp_stages()
+    from tests.gateway.headless_app import headless_app
+
+    async def main() -> None:
+        async with headless_app() as runtime:
+            assert runtime.mcp is not None
+            await _serve_commands(stamps, runtime.mcp.loop)
+
+    asyncio.run(main())
+
+
+def _stamp_stages() -> dict[str, list[float]]:
+    """Wrap each stage's first function to stamp the time it is entered."""
+    from echo_desk.gateway import handshake, session
+    from echo_desk.mcp import stdio_transport, tool
+
+    stamps: dict[str, list[float]] = {stage: [] for stage in STAGES}
+
+    def before(owner: Any, name: str, stage: str, when: Any = None) -> None:
+        real = getattr(owner, name)
+        taken = stamps[stage]
+        if asyncio.iscoroutinefunction(real):
+            async def stamping_async(self: Any, *args: Any, **kwargs: Any) -> Any:
+                if when is None or when(*args):
+                    taken.append(time.perf_counter())
+                return await real(self, *args, **kwargs)
+            setattr(owner, name, stamping_async)
+        else:
+            def stamping(self: Any, *args: Any, **kwargs: Any) -> Any:
+                if when is None or when(*args):
+                    taken.append(time.perf_counter())
+                return real(self, *args, **kwargs)
+            setattr(owner, name, stamping)
+
+    before(handshake.HandServed, "take", "in", lambda line: b"tools/call" in line)
+    before(session.ClientSession, "call", "session")
+    before(tool.MCPTool, "execute", "tool")
+    before(stdio_transport._Wire, "send_line", "sent")
+    before(stdio_transport._Wire, "_deliver", "answer")
+    attach = handshake.HandServed.attach
+
+    def attach_stamped(self: Any, write: Any, fail: Any) -> None:
+        async def stamped_write(data: bytes) -> None:
+            if b'"result":{"content"' in data:
+                stamps["out"].append(time.perf_counter())
+            await write(data)
+        attach(self, stamped_write, fail)
+
+    handshake.HandServed.attach = attach_stamped  # type: ignore[method-assign]
+    return stamps
+
+
+async def _serve_commands(stamps: dict[str, list[float]], loop: asyncio.AbstractEventLoop) -> None:
+    profile = cProfile.Profile()
+
+    async def on_mcp_thread(work: Any) -> None:
+        await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work(), loop))
+
+    async def enable() -> None:
+        profile.enable()
+
+    async def disable() -> None:
+        profile.disable()
+
+    print("ready", flush=True)
+    reader = asyncio.StreamReader()
+    await asyncio.get_running_loop().connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    while command := (await reader.readline()).strip():
+        if command == b"c":
+            for taken in stamps.values():
+                taken.clear()
+        elif command == b"s":
+            n = min(len(taken) for taken in stamps.values())
+            last = {stage: taken[-n:] for stage, taken in stamps.items()}
+            print(json.dumps({NAMES[a, b]: statistics.median(y - x for x, y in zip(last[a], last[b], strict=True))
+                              for a, b in NAMES} | {"n": n}), flush=True)
+            continue
+        elif command == b"p":
+            await on_mcp_thread(enable)
+        elif command == b"d":
+            await on_mcp_thread(disable)
+            profile.dump_stats(os.environ["ECHO_DESK_BENCH_PROFILE"])
+        print("ok", flush=True)
+
+
+async def measure(n: int) -> None:
+    base = Path(tempfile.mkdtemp(prefix="echo-bench-stages-", dir="/tmp"))
+    os.environ.update(ECHO_DESK_CONFIG_DIR=str(base / "config"), ECHO_DESK_DATA_DIR=str(base / "data"),
+                      ECHO_DESK_GATEWAY_SOCKET=str(base / "gw.sock"), ECHO_DESK_GATEWAY_START="0",
+                      ECHO_DESK_BENCH_PROFILE=str(base / "profile"))
+    from mcp import Client, StdioServerParameters
+
+    from echo_desk.mcp.config import config_path, parse_server
+    from echo_desk.store.paths import config_dir
+    from echo_desk.store.settings import SettingsStore, ToolPolicy
+
+    if not EVERYTHING.is_file() or not shutil.which("node"):
+        print("server-everything is not installed (scripts/install-mcp-test-servers.sh)")
+        return
+    entry = {"command": "node", "args": [str(EVERYTHING), "stdio"]}
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text(json.dumps({"mcpServers": {"everything": entry}}))
+    store = SettingsStore.in_dir(config_dir())
+    store.update(lambda s: s.mcp_approved.update({"everything": parse_server("everything", entry).fingerprint()}))
+    store.set_tool("everything__echo", policy=ToolPolicy.ALWAYS)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    app = await asyncio.create_subprocess_exec(sys.executable, __file__, "--app", stdin=asyncio.subprocess.PIPE,
+                                               stdout=asyncio.subprocess.PIPE, env=env)
+    assert app.stdin is not None and app.stdout is not None
+
+    async def tell(command: bytes) -> str:
+        assert app.stdin is not None and app.stdout is not None
+        app.stdin.write(command + b"\n")
+        await app.stdin.drain()
+        return (await app.stdout.readline()).decode()
+
+    try:
+        if (await asyncio.wait_for(app.stdout.readline(), 120)).split()[:1] != [b"ready"]:
+            raise SystemExit("the app side did not start")
+        gateway = StdioServerParameters(command=sys.executable, args=["-m", "echo_desk", "gateway", "--client", "bench"],
+                                        env=env)
+        async with Client(gateway, mode="legacy") as client:
+
+            async def calls() -> list[float]:
+                taken = []
+                for _ in range(n):
+                    started = time.perf_counter()
+                    result = await client.call_tool("everything__echo", {"message": "hi"})
+                    taken.append(time.perf_counter() - started)
+                    assert not result.is_error, result
+                return taken
+
+            await calls()  # warm up
+            await tell(b"c")
+            taken = await calls()
+            stages = json.loads(await tell(b"s"))
+            await tell(b"p")
+            await calls()
+            await tell(b"d")
+        profile = pstats.Stats(os.environ["ECHO_DESK_BENCH_PROFILE"])
+        print(f"{n} calls of everything__echo through the handing gateway (machine load: {os.getloadavg()[0]:.1f})")
+        print(f"  client's round trip: median {statistics.median(taken) * 1000:.3f} ms")
+        print("  in the app, medians: " + "; ".join(f"{name} {stages[name] * 1e6:.0f} µs" for name in NAMES.values()))
+        print(f"  the app's MCP thread: {profile.total_calls / n:.0f} Python calls per call")  # type: ignore[attr-defined]
+    finally:
+        app.stdin.close()
+        await asyncio.wait_for(app.wait(), 60)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    if "--app" in sys.argv:
+        stamped_app()
+    else:
+        numbers = [a for a in sys.argv[1:] if a.isdigit()]
+        asyncio.run(measure(int(numbers[0]) if numbers else 300))

@@ -1,0 +1,107 @@
+"""The git commands that write worktree files no word of the line names, from a tree git
+chooses: ``git checkout BRANCH``, ``git switch``, ``git merge``, ``git pull``, ``git reset
+--hard``, ``git read-tree -u``… A rule naming git (``git **``) trusts git, not every file a
+commit may hold: with ``.github/**`` write-denied, the agent wrote ``out/ci.yml``, ``git add``-ed
+it (its blob), built a tree holding it at ``.github/workflows/ci.yml`` with ``git mktree``, put
+it in the index with ``git read-tree TREE``, committed it, moved refs with ``git update-ref``,
+and ``git merge BRANCH`` wrote the denied file, each command allowed on its own (proven with git
+2.39 under bash and dash). A branch someone else pushed does the same.
+
+Such a command writes anywhere below the top of its worktree: where a deny or ask write rule
+may match a file there, the line asks (``ShellVerdict``). The forms below only read, or write
+only the repository's own folder and index; any other form of these subcommands, a word known
+only when the line runs among them, or a subcommand not known to leave the worktree alone,
+counts as writing it. Version read: git 2.39's manuals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from echo_desk.agent.permissions import git_options as git
+from echo_desk.agent.permissions import git_repositories
+from echo_desk.agent.permissions.git_index import repository_root
+from echo_desk.agent.permissions.long_prefixes import long_prefix
+from echo_desk.agent.permissions.options import read_options
+
+#: The subcommands that write worktree files from a tree git chooses (``apply`` and ``am`` are
+#: read in ``git_folder_writes``: the patch names the files).
+_UPDATING = frozenset({"checkout", "switch", "merge", "pull", "rebase", "cherry-pick", "revert", "reset", "restore",
+                       "stash", "read-tree", "checkout-index", "bisect", "sparse-checkout", "filter-branch"})
+#: Actions of the subcommands taking one that leave the worktree alone.
+_READING_ACTIONS = {
+    "stash": frozenset({"list", "show", "create", "store", "drop", "clear"}),
+    "bisect": frozenset({"log", "visualize", "view", "terms", "help"}),
+    "sparse-checkout": frozenset({"list"}),
+}
+#: ``git reset``'s modes that write the worktree (without one it sets the index and HEAD).
+_RESET_WRITING = ("--hard", "--merge", "--keep")
+#: ``read-tree`` writes the worktree only with ``-u`` and without ``--dry-run`` (``-n``);
+#: ``pull --dry-run`` stops after fetching; ``restore --staged`` without ``--worktree`` writes
+#: only the index.
+_DRY_RUN = ("--dry-run",)
+
+
+def updates_worktree(argv: Sequence[str | None]) -> bool:
+    """Whether the git command ``argv`` may write worktree files from a tree git chooses."""
+    parsed = read_options(argv[1:], git.GLOBAL)
+    if parsed.rest is None:
+        return False  # (no subcommand: `git --version`)
+    at = 1 + parsed.rest
+    sub = argv[at]
+    if sub is None:
+        return True
+    if sub not in _UPDATING:
+        return False
+    words = list(argv[at + 1:])
+    if None in words:
+        return True
+    options = [w for w in words if w is not None and w.startswith("-")]
+    operands = [w for w in words if w is not None and not w.startswith("-")]
+
+    def given(*names: str) -> bool:
+        return any(long_prefix(w, n) for w in options for n in names)
+
+    if sub in _READING_ACTIONS:
+        return not (operands and operands[0] in _READING_ACTIONS[sub])
+    if sub == "reset":
+        return given(*_RESET_WRITING)
+    if sub == "read-tree":
+        return _short(options, "u") and not (given(*_DRY_RUN) or _short(options, "n"))
+    if sub == "restore":
+        # (-s takes the source as the rest of its word: `-sWIP` names no mode)
+        return given("--worktree") or _short(options, "W", "s") or not (given("--staged") or _short(options, "S", "s"))
+    if sub == "pull":
+        return not given(*_DRY_RUN)
+    return True
+
+
+def tops(argv: Sequence[str | None], cwds: Sequence[Path]) -> list[str | None]:
+    """The tops of the worktrees the git command ``argv``, run from any of ``cwds``, works in:
+    the one ``--work-tree`` (or ``GIT_WORK_TREE``) names, else the one holding each folder it
+    starts from (``-C``), else that folder (with ``--git-dir``, or outside any repository);
+    ``None``: one only known when the line runs."""
+    where = git_repositories.folders(argv, cwds)
+    if where.unknown:
+        return [None]
+    if where.worktrees:
+        return [str(t) for t in where.worktrees]
+    found = [str(n.root) for n in where.named]
+    if not where.named:
+        found += [str(repository_root(s) or s) for s in where.starts]
+    return list(dict.fromkeys(found))
+
+
+def _short(options: Sequence[str], letter: str, valued: str = "") -> bool:
+    """Whether a group of short options (``-mu``) holds ``letter`` before the first letter in
+    ``valued``, whose value is the rest of the word."""
+    for word in options:
+        if word.startswith("--"):
+            continue
+        letters = word[1:]
+        for v in valued:
+            letters = letters.split(v, 1)[0]
+        if letter in letters:
+            return True
+    return False

@@ -1,0 +1,85 @@
+"""s241: the words npm, pnpm and yarn pass to the script they run may name code the script's
+runner loads. With the test script ``node --test``, ``npm test -- --require ./out/x.js`` loaded
+and ``npm test out/x.js`` ran a file the agent wrote into out/ (npm 11, node 20, under bash and
+dash: the s241 lines of the hostile corpus)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from echo_desk.agent.permissions import Effect
+from echo_desk.agent.permissions.script_words import passed, paths, script_folders
+
+from .conftest import Setup
+from .engine_verdicts import effect_under, rule_text, writes_allowed
+
+RULES = rule_text("npm [test|t|run test|run lint] **", "pnpm test **", "yarn test **", "cd **") + writes_allowed(
+    "@workspace/out/**", "@workspace/**/*.log")
+
+
+@pytest.fixture
+def project(setup: Setup) -> Path:
+    (setup.workspace / "package.json").write_text(json.dumps({"scripts": {"test": "node --test", "lint": "eslint ."}}),
+                                                  encoding="utf-8")
+    for folder in ("out", "src"):
+        (setup.workspace / folder).mkdir(exist_ok=True)
+    return setup.workspace
+
+
+@pytest.mark.parametrize("line", [
+    "npm test -- --require ./out/x.js",
+    "npm test out/x.js",  # (npm passes the words after the script's name without -- too)
+    "npm t -- out/x.js",
+    "npm run test -- -r./out/x.js",
+    "npm test -- --require=out",  # (a folder: its index.js)
+    "npm test -- out",  # (node --test runs the test files below it)
+    "npm test -- --import=~/x.mjs",
+    "cd src && npm test -- out/x.js",  # (the script runs beside package.json)
+    "npm test -- $X",
+    "pnpm test -- --require ./out/x.js",
+    "yarn test out/x.js",
+])
+def test_a_word_passed_to_the_script_naming_a_file_the_agent_may_write_asks(setup: Setup, project: Path,
+                                                                              line: str) -> None:
+    rules = RULES + (writes_allowed("~/x.mjs") if "~" in line else "")
+    assert effect_under(setup, rules, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "npm test", "npm test -- --watch=false", "npm test -- --grep foo", "npm test -- --reporter=dot",
+    "npm test -- src/app.test.js", "npm run lint", "npm run lint -- --fix", "cd src && npm test",
+])
+def test_words_naming_nothing_the_agent_may_write_stay_allowed(setup: Setup, project: Path, line: str) -> None:
+    assert effect_under(setup, RULES, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("program", "line", "words"), [
+    ("npm", ("npm", "test", "--", "-r", "x"), ["--", "-r", "x"]),
+    ("npm", ("npm", "--silent", "test", "a"), ["a"]),
+    ("npm", ("npm", "run", "test", "a"), ["a"]),
+    ("npm", ("npm", "run-script", "--silent", "test", "a"), ["a"]),
+    ("npm", ("npm", "run"), []),  # (lists the scripts)
+    ("npm", ("npm", "install", "out/pkg"), []),
+    ("npm", ("npm", None, "a"), [None]),
+    ("pnpm", ("pnpm", "lint", "a"), ["a"]),  # (a script run by its own name)
+    ("yarn", ("yarn",), []),
+    ("node", ("node", "test", "a"), []),
+])
+def test_the_words_passed_to_the_script(program: str, line: tuple[str | None, ...], words: list[str | None]) -> None:
+    assert passed(program, line) == words
+
+
+def test_each_word_names_itself_an_option_s_value_and_a_short_option_s_rest() -> None:
+    assert paths("--require=./out/x.js") == ["--require=./out/x.js", "./out/x.js"]
+    assert paths("-r./x.js") == ["-r./x.js", "./x.js"]
+    assert paths("out") == ["out"]
+    assert paths(None) == [None]
+
+
+def test_the_script_runs_up_to_the_nearest_package_json(tmp_path: Path) -> None:
+    (tmp_path / "p" / "src").mkdir(parents=True)
+    (tmp_path / "p" / "package.json").write_text("{}", encoding="utf-8")
+    assert script_folders([tmp_path / "p" / "src"]) == [tmp_path / "p" / "src", tmp_path / "p"]

@@ -1,0 +1,95 @@
+"""s239: uv's own options (``uv_options``). Read with a generic runner's table, a global option
+taking a value hid ``run`` (``uv --color never run touch ../other/P`` ran the command unjudged),
+and ``-p out/py``, ``--with ./out/p``, ``--with-requirements``, ``uvx --from ./out/p`` and
+``--cache-dir ../other/c`` were covered by ``uv **`` (proven, uv 0.13.9 under bash and dash:
+the s239 lines of the hostile corpus). These are the cases a corpus line does not show."""
+
+from __future__ import annotations
+
+import pytest
+
+from echo_desk.agent.permissions import Effect
+
+from .conftest import Setup
+
+RULES = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[uv|uvx|pytest|python|true|black] **"
+
+[[rule]]
+effect = "allow"
+tool = "write"
+pattern = "@workspace/out/**"
+"""
+
+
+def _effect(setup: Setup, line: str, rules: str = RULES) -> Effect | None:
+    setup.write_user_rules(rules)
+    setup.engine.refresh()
+    return setup.engine.check_command(line, workspace=setup.workspace).effect
+
+
+@pytest.mark.parametrize("line", [
+    "uv run pytest tests", "uv run --with pytest-cov pytest tests", "uv run -p 3.12 true", "uv run --python=cpython@3.12 true",
+    "uv --offline --no-progress run --frozen true", "uv -qq run --all-extras --group dev true", "uv run -- true",
+    "uv --directory src run true", "uv venv out/v", "uv venv --prompt x -p 3.12", "uv pip list --target ../other/t", "uv run -m pytest tests", "uv run true --python out/py",
+    "uv run --index-url https://pypi.example/simple true", "uv run --with 'git+https://example.com/a/b' true",
+    "uv sync", "uv lock --offline", "uv sync -p 3.12", "uv pip install -r requirements.txt", "uv venv", "uv tool list",
+    "uv publish -p secret", "uvx black --check src", "uv tool run black --check src",
+])
+def test_everyday_uv_lines_stay_allowed(setup: Setup, line: str) -> None:
+    assert _effect(setup, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    # an option uv's table does not know, before the subcommand: it may take `run` as its value
+    "uv --something-new x run true", "uv run --something-new true", "uvx --something-new black",
+    # a folder or index of packages the agent may write (uv builds what it finds there)
+    "uv run -f out/w --with p true", "uv run --find-links=./out/w --with p true", "uv run -i out/idx true",
+    "uv run --with 'p @ file:///srv/p' true", "uv run -w . true", "uv run --with-editable ./out/p true",
+    "uvx --with ./out/p black", "uv run -p ~/bin/py true",
+    # files of packages and settings, a program for credentials, an environment file
+    "uvx -c out/c.txt black", "uv run --env-file out/e.env true", "uv run --keyring-provider subprocess true",
+    "uv sync --config-file out/uv.toml",
+    # where it writes, outside what the agent may write, whatever the subcommand
+    "uv sync --cache-dir ../other/c", "uv run --cache-dir=../other/c true", "uv venv ../other/v",
+    "uv venv --prompt x ../other/v", "uv init ../other/np", "uv pip compile r.in -o ../other/r.txt",
+    "uv build -o ../other/dist", "uv export --output-file=../other/r.txt", "uv pip install -t ../other/t x",
+    "uv pip install --prefix ~/p x", "uv python install -i ../other/py 3.12",
+    "uv pip install --find-links out/w x", "uv add --index ./out/idx x",
+    # `uv tool install` puts programs on the person's PATH
+    "uv tool install black", "uv tool update-shell",
+])
+def test_uv_options_naming_code_settings_or_places_ask(setup: Setup, line: str) -> None:
+    assert _effect(setup, line) is not Effect.ALLOW
+
+
+def test_a_module_uv_runs_is_judged_as_python_runs_it(setup: Setup) -> None:
+    """``uv run -m mod`` is ``python -m mod``: judged by the rules for that, not for ``mod``."""
+    as_program = RULES.replace("[uv|uvx|pytest|python|true|black]", "[uv|true|mod]")
+    as_module = RULES.replace("[uv|uvx|pytest|python|true|black]", "[uv|true|python -m mod]")
+    assert _effect(setup, "uv run -m mod", as_module) is Effect.ALLOW
+    assert _effect(setup, "uv run -m mod", as_program) is not Effect.ALLOW
+    assert _effect(setup, "uv run -s out/x.py", as_program) is not Effect.ALLOW
+
+
+def test_a_rule_naming_the_option_covers_it(setup: Setup) -> None:
+    named = RULES + '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "uv run --with-requirements * **"\n'
+    assert _effect(setup, "uv run --with-requirements requirements-dev.txt true", named) is Effect.ALLOW
+
+
+def test_a_rule_naming_tool_install_covers_it(setup: Setup) -> None:
+    named = RULES + '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "uv tool install **"\n'
+    assert _effect(setup, "uv tool install black") is not Effect.ALLOW
+    assert _effect(setup, "uv tool install black", named) is Effect.ALLOW
+
+
+def test_a_cache_a_rule_names_is_judged_by_the_write_rules(setup: Setup) -> None:
+    """``--cache-dir`` writes where it says (``uv --cache-dir ../other/c run true`` wrote there),
+    as pip's does: naming it trusts the option, not every folder."""
+    named = RULES + '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "uv run --cache-dir * **"\n'
+    assert _effect(setup, "uv run --cache-dir out/uvc true") is not Effect.ALLOW
+    assert _effect(setup, "uv run --cache-dir out/uvc true", named) is Effect.ALLOW
+    assert _effect(setup, "uv run --cache-dir ../other/c true", named) is not Effect.ALLOW
