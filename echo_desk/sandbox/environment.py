@@ -4,15 +4,17 @@ Echo Desk's own environment may hold API keys, tokens, ``DATABASE_URL`` with a p
 ``SSH_AUTH_SOCK``...: a name-pattern deny-list always misses one, so only variables named here
 (or starting with ``LC_``) are passed on, sandboxed or not.
 
-``command_environment`` is the one definition of what a ``run_command`` line gets: the runner
-spawns with it and the permission engine judges with it, so the engine never reads a variable
-(``GIT_DIR``, ``CARGO_TARGET_DIR``…) the command does not get, nor misses one it does.
+``command_environment`` is the one definition of what a ``run_command`` line gets, in the
+sandbox and outside: the runner spawns with it, the sandbox (``launch.prepare``) builds its
+environment with it, and the permission engine judges with it, so the engine never reads a
+variable (``GIT_DIR``, ``CARGO_TARGET_DIR``…) the command does not get, nor misses one it does.
+A sandboxed MCP server gets the same, with the variables of its own entry on top.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from types import MappingProxyType
 
 from echo_desk.sandbox.shell import without_start_up_files
@@ -39,14 +41,10 @@ def is_allowed(name: str) -> bool:
     return name in ALLOWED_NAMES or name.startswith(ALLOWED_PREFIXES)
 
 
-def allowed_environment(source: Mapping[str, str] | None = None, extra_names: Iterable[str] = ()) -> dict[str, str]:
-    """The variables of ``source`` (default: this process) a command may see.
-
-    ``extra_names`` are names the person added in settings; a name is never added by pattern.
-    """
+def allowed_environment(source: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The variables of ``source`` (default: this process) a command may see."""
     env = os.environ if source is None else source
-    extra = frozenset(extra_names)
-    kept = {k: v for k, v in env.items() if is_allowed(k) or k in extra}
+    kept = {k: v for k, v in env.items() if is_allowed(k)}
     for name in SEARCH_PATHS:
         if name in kept:
             kept[name] = absolute_entries(kept[name])
@@ -62,12 +60,15 @@ def absolute_entries(search_path: str) -> str:
     return ":".join(entry for entry in search_path.split(":") if entry.startswith("/"))
 
 
-def command_environment(source: Mapping[str, str] | None = None, *, sandboxed: bool = False) -> dict[str, str]:
+def command_environment(source: Mapping[str, str] | None = None, *, sandboxed: bool = False,
+                        own: Mapping[str, str] | None = None) -> dict[str, str]:
     """The variables a command line run by ``run_command`` starts with (the shell then sets its
     own: ``PWD`` for the folder it runs in, ``SHLVL``, ``_``): the allow-list of ``source``
     (default: this process) without the shell's start-up file variables, and in the sandbox
-    ``SANDBOX_VALUES`` on top."""
+    ``SANDBOX_VALUES`` on top. ``own``: a sandboxed MCP server's configured variables (its own
+    keys, on purpose), added as they are, under the sandbox's values."""
     environment = without_start_up_files(allowed_environment(source))
+    environment.update(own or {})
     if sandboxed:
         environment.update(SANDBOX_VALUES)
     return environment

@@ -31,7 +31,7 @@ from echo_desk.sandbox import (
     seccomp,
 )
 from echo_desk.sandbox import relay as relay_launcher
-from echo_desk.sandbox.environment import SANDBOX_VALUES, allowed_environment
+from echo_desk.sandbox.environment import command_environment
 from echo_desk.sandbox.guard import Guard
 from echo_desk.sandbox.helper import helper_command
 from echo_desk.sandbox.paths import existing_real, is_under
@@ -81,7 +81,6 @@ class SandboxSpec:
     home: Path = field(default_factory=Path.home)
     tmp_bytes: int = DEFAULT_TMP_BYTES
     max_processes: int = DEFAULT_MAX_PROCESSES
-    extra_env_names: tuple[str, ...] = ()
     #: Extra bwrap arguments a caller needs.
     extra_args: tuple[str, ...] = ()
     #: With allowed domains the command gets a proxy (``proxy.DomainProxy`` on ``Launch.relay``).
@@ -114,8 +113,8 @@ class Launch:
     pass_fds: tuple[int, ...]
     hidden: tuple[Path, ...]
     read_only: tuple[Path, ...]
-    #: The environment to spawn ``argv`` with (bwrap passes it on): the allow-list plus the
-    #: caller's own values. Kept out of ``argv``, where any process could read it.
+    #: The environment to spawn ``argv`` with (bwrap passes it on): ``command_environment``'s,
+    #: with the caller's own values. Kept out of ``argv``, where any process could read it.
     env: dict[str, str] = field(default_factory=dict)
     #: Echo Desk's end of the socket pair the forwarder hands connections through (when proxied).
     relay: socket.socket | None = None
@@ -233,17 +232,17 @@ def _hide(path: Path, *, holds_workspace: bool = False) -> list[str]:
 
 def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, str] | None = None, *,
             own_env: dict[str, str] | None = None, seccomp_file: Path | None = None,
-            relay_path: Path | None = None, unset: tuple[str, ...] = ()) -> Launch:
+            relay_path: Path | None = None) -> Launch:
     """Build the command line; opens the seccomp program descriptor (closed by ``close()``).
 
-    ``env`` is filtered through the allow-list; ``own_env`` (e.g. an MCP server's configured
-    variables) is added as is. With ``seccomp_file`` the program is written there and read by a
+    The command gets what a sandboxed ``run_command`` line gets (``command_environment`` of
+    ``env``, default this process's: the definition the permission engine judges with), and
+    ``PWD``; ``own_env`` (e.g. an MCP server's configured variables) is added as is, under the
+    sandbox's own values. With ``seccomp_file`` the program is written there and read by a
     ``/bin/sh`` redirection instead of an inherited descriptor, for spawners that cannot pass one
     (then ``pass_fds`` is empty). A proxied sandbox started that way also needs ``relay_path``:
     the Unix socket the proxy listens on, which the ``relay`` launcher connects to just before it
     becomes bwrap (outside the sandbox, so the seccomp rule against new Unix sockets holds inside).
-    ``unset``: variables the command never gets, whatever the settings add (a shell's start-up
-    file variables for ``run_command``).
     """
     writable = existing_real(spec.writable)
     if not writable:
@@ -251,11 +250,7 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     cwd = Path(os.path.realpath(spec.cwd))
     if not any(is_under(cwd, w) for w in writable):
         raise ValueError(f"working folder {cwd} is outside the writable folders")
-    environment = allowed_environment(env, spec.extra_env_names)
-    environment.update(own_env or {})
-    for name in unset:
-        environment.pop(name, None)
-    environment.update(SANDBOX_VALUES)
+    environment = command_environment(env, sandboxed=True, own=own_env)
     environment["PWD"] = str(cwd)
     # Where the variables move the list's places (``moved``): as the programs you start later
     # read them (Echo Desk's own environment, from your session) and as the command gets them.

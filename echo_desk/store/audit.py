@@ -40,7 +40,7 @@ from echo_desk.store import held_back
 from echo_desk.store.audit_journal import Journal, journal_path, json_items
 from echo_desk.store.not_saved import storage_failure_text
 from echo_desk.store.private import connect_private
-from echo_desk.store.redact import redact, redact_text
+from echo_desk.store.redact import redact, redact_for_storing, redact_text
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +101,8 @@ class AuditRecord:
     call_id: str
     tool: str
     source: str
-    arguments: dict[str, Any]  # already redacted
+    #: Redacted in its row (``row``, ``start``): by key (secret names and ``hidden``) and by shape.
+    arguments: dict[str, Any]
     decision: str  # auto | allowed | denied | not_asked | withdrawn (pipeline.call.Decision values)
     provenance: str  # which rule decided, e.g. "risk default: read", "settings: always allow"
     ok: bool
@@ -115,6 +116,8 @@ class AuditRecord:
     #: The MCP client that made the call through the gateway (its key); '' for Echo Desk's own.
     client: str = ""
     event: Event = Event.CALL
+    #: The tool's hidden parameters: masked in the row as secret-named ones are.
+    hidden: tuple[str, ...] = ()
 
     def row(self) -> tuple[Any, ...]:
         """The stored row; every text column is redacted by secret shape (before it reaches the
@@ -127,7 +130,7 @@ class AuditRecord:
         return RowStart.of(conversation_id=self.conversation_id, scope_chain=self.scope_chain, call_id=self.call_id,
                            tool=self.tool, source=self.source, arguments=self.arguments, decision=self.decision,
                            provenance=self.provenance, rule_source=self.rule_source, grant_id=self.grant_id,
-                           client=self.client, event=self.event)
+                           client=self.client, event=self.event, hidden=self.hidden)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,11 +151,12 @@ class RowStart:
     @classmethod
     def of(cls, *, conversation_id: str, scope_chain: Sequence[str], call_id: str, tool: str, source: str,
            arguments: Any, decision: str, provenance: str, rule_source: str = "", grant_id: str = "",
-           client: str = "", event: Event = Event.CALL) -> RowStart:
-        """``arguments``: already redacted by key (by shape here)."""
+           client: str = "", event: Event = Event.CALL, hidden: Sequence[str] = ()) -> RowStart:
+        """``arguments`` as the call had them: redacted here by key (secret names and ``hidden``)
+        and by shape, made storable, in one walk."""
         head: tuple[Any, ...] = storable((
             conversation_id, _encode_plain(list(scope_chain)), call_id, tool, source,
-            _encode_text(storable(redact(arguments))), decision, redact_text(provenance)))
+            _encode_text(redact_for_storing(arguments, hidden)), decision, redact_text(provenance)))
         tail: tuple[Any, ...] = storable((rule_source, grant_id, client, event.value))
         return cls(head, tail, json_items(head), json_items(tail))
 

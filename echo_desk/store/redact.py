@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from echo_desk.common.secret_names import NEEDLES, is_secret_name
+from echo_desk.common.storable import storable_text
 
 REDACTED = "«redacted»"
 
@@ -177,3 +178,47 @@ def redact(value: Any, hidden: Iterable[str] = (), *, shapes: bool = True) -> An
         return v
 
     return walk(value, None)
+
+
+def redact_for_storing(value: Any, hidden: Iterable[str] = ()) -> Any:
+    """What ``storable(redact(value, hidden))`` is, in one walk instead of two (and of three for a
+    caller that first redacted by key alone): a client's 1 MB of small values was copied by each.
+    A list or dict with nothing to change is returned itself, not copied."""
+    hidden_set = frozenset(hidden)
+
+    def walk(v: Any, key: str | None) -> Any:
+        if key is not None and (key in hidden_set or is_secret_name(key)) and not (
+                v is None or isinstance(v, bool | int | float)):
+            return REDACTED
+        if isinstance(v, str):
+            return storable_text(redact_text(v))
+        if isinstance(v, dict):
+            return _walk_dict(v, walk)
+        if isinstance(v, list | tuple):
+            return _walk_list(v, walk)
+        return v
+
+    return walk(value, None)
+
+
+def _walk_dict(value: dict[Any, Any], walk: Callable[[Any, str | None], Any]) -> dict[Any, Any]:
+    made: dict[Any, Any] | None = None  # a copy, begun at the first key or value that changes
+    for i, (k, item) in enumerate(value.items()):
+        new_key = storable_text(k) if isinstance(k, str) else k
+        new = walk(item, str(k))
+        if made is None and (new is not item or new_key is not k):
+            made = dict(list(value.items())[:i])
+        if made is not None:
+            made[new_key] = new
+    return value if made is None else made
+
+
+def _walk_list(value: list[Any] | tuple[Any, ...], walk: Callable[[Any, str | None], Any]) -> list[Any] | tuple[Any, ...]:
+    made: list[Any] | None = None
+    for i, item in enumerate(value):
+        new = walk(item, None)
+        if made is None and new is not item:
+            made = list(value[:i])
+        if made is not None:
+            made.append(new)
+    return value if made is None else made

@@ -3,15 +3,21 @@ written out as JSON text and read back again, yet checked as any call's argument
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from echo_desk.agent.host import ScriptedHost
 from echo_desk.agent.pipeline import checks
 from echo_desk.gateway.session import ClientSession
+from echo_desk.mcp.tool import make_tool
 from echo_desk.runtime import Runtime
-from echo_desk.store.settings import SettingsStore
+from echo_desk.store import redact as redact_module
+from echo_desk.store.redact import REDACTED
+from echo_desk.store.settings import SettingsStore, ToolPolicy
+from echo_desk.tools import RiskLevel, ToolResult
 from tests.gateway.conftest import allow_builtins
 
 
@@ -60,3 +66,60 @@ async def test_the_audit_keeps_the_arguments_as_before(runtime: Runtime) -> None
     assert runtime.audit is not None
     (row,) = runtime.audit.query(tool="echo_text", client="zed")
     assert row["arguments"] == {"text": "kept"} and row["ok"]
+
+
+class _CannedServer:
+    """The MCP side of a tool whose server answers at once ("done"), for the dispatcher's steps alone."""
+
+    def call_here(self, server: str, name: str, original: str, params: dict[str, Any], ctx: object) -> Any:
+        async def answer() -> ToolResult:
+            return ToolResult.ok("done")
+        return answer()
+
+    def server_target(self, server: str) -> str:
+        return "canned"
+
+    def readiness(self, server: str, name: str) -> str:
+        return ""
+
+    def offline_detail(self, server: str) -> str:
+        return ""
+
+    def icon_of(self, name: str) -> bytes | None:
+        return None
+
+
+@pytest.fixture
+def looked_at(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """How often the audit's redaction asked whether each key of a call's arguments is a secret's."""
+    asked: Counter[str] = Counter()
+    real = redact_module.is_secret_name
+
+    def counting(name: str) -> bool:
+        asked[name] += 1
+        return real(name)
+
+    monkeypatch.setattr(redact_module, "is_secret_name", counting)
+    return asked
+
+
+@pytest.mark.parametrize("values", [20, 2000], ids=["short: begun while the call runs", "long: on the writer"])
+async def test_the_audit_walks_a_calls_arguments_once(runtime: Runtime, looked_at: Counter[str], values: int) -> None:
+    """A client's many small values were copied by key, then walked again by shape and again to
+    make them storable: 1 MB of them took the record ~0.5 s, which the call's answer waits for."""
+    tool = make_tool(_CannedServer(), registry_name="canned__take", server="canned",  # type: ignore[arg-type]
+                     original_name="take", description="Takes anything.",
+                     parameters={"type": "object", "properties": {"items": {"type": "array"}}}, title="",
+                     annotations={}, definition_hash="sha256:x", hidden_characters=(), risk=RiskLevel.EXEC,
+                     timeout=60.0)
+    assert runtime.registry.register(tool, source="mcp:canned").ok
+    runtime.settings.set_tool("canned__take", policy=ToolPolicy.ALWAYS)
+    items = [{f"value_{i}": f"text {i}", "password": f"pw{i}", "note": f"token=sk-{'a' * 20}{i}"} for i in range(values)]
+    result = await ClientSession(runtime, ScriptedHost(), "zed").call("canned__take", {"items": items})
+    assert not result.get("isError"), result
+    assert runtime.audit is not None
+    (row,) = runtime.audit.query(tool="canned__take", client="zed")
+    assert row["arguments"] == {"items": [{f"value_{i}": f"text {i}", "password": REDACTED, "note": f"token={REDACTED}"}
+                                          for i in range(values)]}
+    assert {looked_at[f"value_{i}"] for i in range(values)} == {1}
+    assert looked_at["password"] == values

@@ -43,6 +43,10 @@ class Given:
             return inner
         return Given({**self.values, **inner.values}, self.cleared)
 
+    def key(self) -> tuple[tuple[tuple[str, str | None], ...], bool]:
+        """What this gives, as a key to keep what was worked out with it by."""
+        return tuple(self.values.items()), self.cleared
+
 
 _GIVEN: ContextVar[Given | None] = ContextVar("echo_desk_line_environment", default=None)
 #: The names read while ``reading()`` records (``None``: not recording).

@@ -34,8 +34,10 @@ The variables a reader already looks up (``TOX_WORK_DIR``: ``tox_writes``; ``PIP
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from echo_desk.agent.permissions import cargo_variables, line_environment
 from echo_desk.agent.permissions import program_options as table
@@ -52,13 +54,16 @@ class FromEnvironment:
     """What a program's option variables make of a command: ``words``, option words judged as
     the line's own (put right after the program's name); places written (``written``) and
     folders written below (``written_below``), judged by the write rules; ``files`` read as its
-    settings; ``unknown``, the variables not understood (the command asks)."""
+    settings; ``unknown``, the variables not understood (the command asks). ``read``: the
+    variables looked up to find it, which count as read wherever it is used
+    (``line_environment.reading``), as if looked up there."""
 
     words: tuple[str, ...] = ()
     written: tuple[str, ...] = ()
     written_below: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
     unknown: tuple[str, ...] = ()
+    read: frozenset[str] = frozenset()
 
 
 _NOTHING = FromEnvironment()
@@ -140,13 +145,18 @@ def from_environment(argv: Argv) -> FromEnvironment:
     make of it."""
     program = (argv[0] or "").rsplit("/", 1)[-1] if argv else ""
     program = "uv" if program == "uvx" else program  # (uv tool run: the same variables)
+    judged: Callable[[], FromEnvironment]
     if program in _PREFIX:
-        return _as_words(program)
-    if _PIP.fullmatch(program):
-        return _pip(argv)
-    if program == "cargo":
-        return _cargo()
-    return _NOTHING
+        judged = functools.partial(_as_words, program)
+    elif _PIP.fullmatch(program):
+        judged = functools.partial(_pip, argv)
+    elif program == "cargo":
+        judged = _cargo
+    else:
+        return _NOTHING
+    with line_environment.reading() as read:
+        found = judged()
+    return replace(found, read=frozenset(read))
 
 
 def _cargo() -> FromEnvironment:

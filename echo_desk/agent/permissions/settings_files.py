@@ -85,10 +85,12 @@ ANY_FILE = Place(Path("/"), ("file",), below=True, suffixes=("",))
 
 
 def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None = None, *,
-           index_changes: bool = False) -> list[Place]:
+           index_changes: bool = False, variables: option_variables.FromEnvironment | None = None) -> list[Place]:
     """Where the command ``argv``, run from any of ``cwds``, reads settings or code from files
     (with ``home``: the user's own settings there too). ``index_changes``: another command of
-    the line may change git's index before this one runs (``git_reading.changes_index``)."""
+    the line may change git's index before this one runs (``git_reading.changes_index``).
+    ``variables``: what its option variables make of it, when the caller worked it out already
+    (``option_variables.from_environment``)."""
     program = (programs.name_of(argv[0]) or "") if argv else ""
     rest = list(argv[1:])
     found: list[Place] = _program_file(argv[0] if argv else None, cwds, home)
@@ -114,7 +116,9 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         # inherit from Echo Desk) instead of ~/.config/go/env: GOFLAGS=-toolexec=… there runs a
         # program under a plain `go build` (proven with go 1.19).
         return found + _go_env_file() + _go_places(argv, cwds, home)
-    found += _npm_environment(program, cwds, home) + _variable_files(argv, cwds, home) + _man_pages(program, cwds)
+    if variables is None:
+        variables = option_variables.from_environment(tuple(argv))
+    found += _npm_environment(program, cwds, home) + _variable_files(variables, cwds, home) + _man_pages(program, cwds)
     found += _script_words(program, argv, cwds, home)
     names = table.FOLDER_SETTINGS.get(program)
     if names is None:
@@ -186,10 +190,11 @@ def _script_words(program: str, argv: Sequence[str | None], cwds: Sequence[Path]
                                                         if p.is_dir() else []))]
 
 
-def _variable_files(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[Place]:
+def _variable_files(variables: option_variables.FromEnvironment, cwds: Sequence[Path],
+                    home: Path | None) -> list[Place]:
     """The files the program's option variables name for it to read as settings (``PIP_CERT``:
     ``option_variables``), found as the option's value would be."""
-    named = [w for value in option_variables.from_environment(tuple(argv)).files for w in _tilde_words(value, home)]
+    named = [w for value in variables.files for w in _tilde_words(value, home)]
     return [place for c in cwds for value in named if value for p in _both(c / value)
             for place in (Place(p.parent, (p.name,)),)]
 

@@ -20,7 +20,7 @@ import fnmatch
 import functools
 import os
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
@@ -201,6 +201,8 @@ class _Judge:
         #: ``agent_settings`` by command: asked for a command's part and again when its rule is
         #: looked for.
         self._agent_settings: dict[tuple[str | None, ...], list[Path]] = {}
+        #: ``variables_of`` by command and what the line gives it.
+        self._variables: dict[tuple[Hashable, ...], option_variables.FromEnvironment] = {}
         self.analysis = analysis
         #: The git commands of the line that may change the index (``index_changes``).
         self._index_changers: list[tuple[str | None, ...]] | None = None
@@ -411,7 +413,7 @@ class _Judge:
             return None
         # The options its environment gives it (`TOX_CONFIG_FILE`): one not understood asks,
         # the rest are judged as the line's own (`option_variables`).
-        given = option_variables.from_environment(values)
+        given = self.variables_of(values)
         if given.unknown:
             return None
         if given.words:
@@ -636,7 +638,7 @@ class _Judge:
         (``PIP_TARGET``), also as the program it runs (``python -m pip``), and it understands them."""
         forms = (values, *([reading.program_form] if reading.program_form is not None else []))
         for form in forms:
-            given = option_variables.from_environment(form)
+            given = self.variables_of(form)
             if given.unknown or not self._writes_all_allowed(
                     Reading(reading.program, written=given.written, written_below=given.written_below), values, sandbox):
                 return False
@@ -842,11 +844,25 @@ class _Judge:
             known = self._agent_settings[values] = self._find_agent_settings(values)
         return known
 
+    def variables_of(self, values: tuple[str | None, ...]) -> option_variables.FromEnvironment:
+        """What the option variables of the command ``values`` make of it
+        (``option_variables.from_environment``), worked out once for each command and what the
+        line gives it: where its rule is looked for, where it writes and which settings it reads
+        all need it. (The environment it inherits is the same for the whole verdict.)"""
+        given = line_environment.given()
+        key = (values, None if given is None else given.key())
+        found = self._variables.get(key)
+        if found is None:
+            found = self._variables[key] = option_variables.from_environment(values)
+        return found
+
     def _find_agent_settings(self, values: tuple[str | None, ...]) -> list[Path]:
         git = bool(values) and programs.base(values[0]) == "git"
         with line_environment.reading() as read:
+            variables = self.variables_of(values)
+            read.update(variables.read)
             found = settings_files.places(values, self.cwds, self.where.home,
-                                          index_changes=git and self.index_changes(values))
+                                          index_changes=git and self.index_changes(values), variables=variables)
             programs.read(values)  # (where its settings commands write: read again, see programs.read)
         if _loose_variables(values, read, bool(found)):
             found.append(settings_files.ANY_FILE)

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from echo_desk.agent.envelope import Envelope
 from echo_desk.agent.pipeline.call import CallRecord, Decision
 from echo_desk.store.audit import AuditLog, AuditRecord, RowStart
-from echo_desk.store.redact import redact
 
 if TYPE_CHECKING:
     from echo_desk.agent.permissions.model import Provenance
@@ -62,7 +61,7 @@ def _begin(record: CallRecord) -> None:
         start = RowStart.of(
             conversation_id=scope.conversation_id, scope_chain=scope.chain, call_id=call.id, tool=call.name,
             source=entry.source if entry else "",
-            arguments=redact(arguments, entry.tool.hidden_parameters if entry else (), shapes=False),
+            arguments=arguments, hidden=entry.tool.hidden_parameters if entry else (),
             decision=record.decision.value, provenance=record.provenance, rule_source=_rule_source(record.deciding),
             grant_id=_grant_id(record.deciding), client=scope.caller)
     except Exception:  # put together whole when the call ends, as without this
@@ -125,7 +124,7 @@ class _Said(NamedTuple):
     client: str
 
 
-def _audit_record(*, at: float, duration_ms: float, said: _Said, arguments: object, hidden: tuple[str, ...],
+def _audit_record(*, at: float, duration_ms: float, said: _Said, arguments: Any, hidden: tuple[str, ...],
                   envelope: Envelope) -> AuditRecord:
     """The audit record of a call."""
     return AuditRecord(
@@ -135,8 +134,9 @@ def _audit_record(*, at: float, duration_ms: float, said: _Said, arguments: obje
         call_id=said.call_id,
         tool=said.tool,
         source=said.source,
-        # By key here; by shape in the record's row (long texts cost time).
-        arguments=redact(arguments, hidden, shapes=False),
+        # Redacted by key and shape in the record's row, in one walk (a long call's costs ms).
+        arguments=arguments,
+        hidden=hidden,
         decision=said.decision.value,
         provenance=said.provenance,
         rule_source=_rule_source(said.deciding),

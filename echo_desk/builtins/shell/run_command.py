@@ -27,7 +27,7 @@ from echo_desk.builtins.shell.leftovers import CommandLeash
 from echo_desk.common import fs
 from echo_desk.i18n import deferred, for_person
 from echo_desk.sandbox import ending
-from echo_desk.sandbox.shell import START_UP_VARIABLES, command_shell
+from echo_desk.sandbox.shell import command_shell
 from echo_desk.store.settings import Settings
 from echo_desk.tools import (
     N_,
@@ -121,7 +121,7 @@ def _prepare(spec: sandbox.SandboxSpec, argv: list[str], bwrap: str) -> sandbox.
     what a hidden place's links lead to: nothing runs, and running it outside the sandbox is not
     offered, since what is hidden holds keys or credentials."""
     try:
-        return sandbox.prepare(spec, argv, bwrap, unset=START_UP_VARIABLES)
+        return sandbox.prepare(spec, argv, bwrap)
     except sandbox.LinksTooFar as exc:
         raise ToolError(for_person(f"not run: {exc}. Tell the person; they can remove some of those links", N_(
             "Not run: the links below {place}, a hidden place, lead on further than the sandbox follows (more "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from echo_desk.agent.permissions import Effect
+from echo_desk.agent.permissions import Effect, option_variables
 from echo_desk.agent.permissions.model import Verdict
 
 from .conftest import Setup
@@ -297,3 +297,19 @@ def test_a_uv_cache_the_line_names_asks(setup: Setup) -> None:
     """Echo Desk's own UV_CACHE_DIR is the person's cache; one the line gives is not judged yet."""
     named = RULES + '\n[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "env UV_CACHE_DIR=* uv **"\n'
     assert _decide(setup, f"env UV_CACHE_DIR={setup.workspace.parent}/other/c uv sync", named).effect is not Effect.ALLOW
+
+
+def test_a_verdict_works_out_a_command_s_option_variables_once(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    """s246: what a command's option variables make of it is worked out once in a verdict, and
+    used for its rule, its writes and its settings files alike (until then three times)."""
+    worked_out: list[tuple[str | None, ...]] = []
+    real = option_variables.from_environment
+
+    def counted(argv: tuple[str | None, ...]) -> option_variables.FromEnvironment:
+        worked_out.append(argv)
+        return real(argv)
+
+    monkeypatch.setattr(option_variables, "from_environment", counted)
+    pass_on(monkeypatch, "PIP_INDEX_URL", "https://pypi.example/simple")
+    assert _decide(setup, "pip list && tox -e x").effect is Effect.ALLOW
+    assert sorted(worked_out) == [("pip", "list"), ("tox", "-e", "x")]
