@@ -13,6 +13,10 @@ meson is not installed here: read from its documentation, meson 1.x):
 - ``meson subprojects foreach [options] COMMAND…`` runs COMMAND in each subproject's folder, a
   ``cd`` the line does not show: judged in its own right, and covered only by naming
   ``foreach``;
+- ``meson install --destdir D`` installs below D, taken from the folder ``-C`` names (meson
+  changes into it first: ``meson install -C b --destdir dd`` wrote b/dd/…; strace, meson 1.12,
+  bash and dash, s240): judged as a write below that folder, as cmake's ``--install --prefix``
+  is (a plain install writes below the project's prefix, trusted as ``make install`` is);
 - ``meson runpython [-c] SCRIPT|CODE`` runs Python (a script, or the code ``-c`` gives) with
   meson's own interpreter, and ``meson --internal …`` meson's internal commands (``exe`` runs
   a program): a rule covers them only by naming them.
@@ -23,6 +27,8 @@ name (they name the compilers and tools it runs) counting as its code.
 """
 
 from __future__ import annotations
+
+import os
 
 from echo_desk.agent.permissions.options import Does
 from echo_desk.agent.permissions.reading import Argv, Flag, Inner, Reading
@@ -61,6 +67,8 @@ def meson_reading(argv: Argv, program: str) -> Reading:
         return _devenv(argv, program, at + 1)
     if command == "test":
         return _test(argv, program, at + 1)
+    if command == "install":
+        return Reading(program, known=False, written_below=_install_folders(argv[at + 1:]))
     if command == "subprojects" and at + 1 < len(argv) and argv[at + 1] in ("foreach", None):
         return _foreach(argv, program, at + 2)
     if command == "runpython":
@@ -116,6 +124,38 @@ def _test(argv: Argv, program: str, start: int) -> Reading:
         if name.startswith("--") and len(name) > 2 and any(o.startswith(name) for o in _TEST_RUNS):
             found.append(Flag(frozenset({name}), word, Does.RUNS))
     return Reading(program, flags=tuple(found), known=False)
+
+
+def _install_folders(words: Argv) -> tuple[str | None, ...]:
+    """The folders ``meson install``'s ``--destdir`` values name, from the folder its ``-C``
+    leads to (the last ``-C``, argparse's). ``None``: a word only known when it runs, or a group
+    of short options, any of which may be either."""
+    moved: str | None = ""
+    named: list[str | None] = []
+    k = 0
+    while k < len(words):
+        word = words[k]
+        following = words[k + 1] if k + 1 < len(words) else None
+        if word is None:
+            named.append(None)
+        elif word == "--":
+            break
+        elif word in ("-C", "--destdir", "--tags"):
+            if word == "-C":
+                moved = following
+            elif word == "--destdir":
+                named.append(following)
+            k += 1
+        elif word.startswith("--destdir="):
+            named.append(word.partition("=")[2])
+        elif word.startswith("-C"):
+            moved = word[2:]
+        elif word.startswith("-") and not word.startswith("--") and "C" in word:
+            moved = None  # (`-qC b`: a group of short options, not read here)
+        k += 1
+    if moved is None:
+        return (None,) if named else ()
+    return tuple(None if d is None else os.path.join(moved, d) for d in named)
 
 
 def _foreach(argv: Argv, program: str, start: int) -> Reading:

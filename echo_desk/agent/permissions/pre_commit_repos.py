@@ -12,6 +12,13 @@ DIR/hooks/pre-commit (proven, pre-commit 3.0 under bash and dash, s235). A rule 
 trusts the hooks it runs, not these writes: the write rules judge them. Where ``install`` and
 ``uninstall`` write is git's hooks folder, found from the repository's top (a linked worktree's
 is the main repository's, beside or outside the workspace): only known when they run, so they ask.
+
+Its subcommands that rewrite its settings file: ``autoupdate`` (the ``rev`` of each hook
+repository, fetched, whose hooks the next ``pre-commit run`` runs) and ``migrate-config``. Run in
+src/, each rewrote the .pre-commit-config.yaml of the repository's top, where pre-commit changes
+folder first; ``-c FILE`` the file named, from the folder it runs in (proven, pre-commit 3.0 under
+bash and dash, s240). The write rules judge the file ``-c`` names; the top's is only known when
+they run, so they ask.
 """
 
 from __future__ import annotations
@@ -27,6 +34,10 @@ _UNKNOWN = Flag(frozenset(), "", None)  # a word only known when the line runs
 #: Subcommands that write (or remove) the hook scripts of git's hooks folder.
 _HOOKS_FOLDER = frozenset({"install", "uninstall"})
 _TEMPLATE_FOLDER = "init-templatedir"
+#: Subcommands that rewrite the settings file (``-c``'s, else the repository top's).
+_REWRITES_SETTINGS = frozenset({"autoupdate", "migrate-config"})
+#: Their other options that take a value (``-j 4``, ``--repo URL``, ``--color never``).
+_SETTINGS_VALUED = ("-j", "--jobs", "--repo", "--color")
 #: init-templatedir's options that take a value (the hook types and colours are names, not places).
 _VALUED = ("-c", "-t", "--config", "--hook-type", "--color")
 
@@ -45,8 +56,37 @@ def pre_commit_reading(argv: Argv, program: str) -> Reading:
             return Reading(program, known=False, written_below=(None,))
         if word == _TEMPLATE_FOLDER:
             return Reading(program, known=False, written_below=_template_folders(argv[argv.index(word) + 1:]))
+        if word in _REWRITES_SETTINGS:
+            return Reading(program, known=False, written=_settings_files(argv[argv.index(word) + 1:]))
         break
     return Reading(program, known=False)
+
+
+def _settings_files(words: Argv) -> tuple[str | None, ...]:
+    """The settings files ``autoupdate`` or ``migrate-config`` rewrites: those ``-c``/``--config``
+    name (argparse: glued, after ``=``, any unique beginning of the long option), else the one of
+    the repository's top (``None``: only known when it runs), and ``None`` for a word only known
+    when it runs, which may be the option."""
+    files: list[str | None] = []
+    k = 0
+    while k < len(words):
+        word = words[k]
+        following = words[k + 1] if k + 1 < len(words) else None
+        if word is None:
+            files.append(None)
+        elif word == "--":
+            break
+        elif word == "-c" or (not word.startswith("--") and word.startswith("-c")):
+            files.append(following if word == "-c" else word[2:])
+            k += 1 if word == "-c" else 0
+        elif word.startswith("--") and long_prefixes.named("pre-commit", word, ("--config",)) is not None:
+            files.append(word.partition("=")[2] if "=" in word else following)
+            k += 0 if "=" in word else 1
+        elif word in _SETTINGS_VALUED or (word.startswith("--") and "=" not in word
+                                          and long_prefixes.named("pre-commit", word, _SETTINGS_VALUED) is not None):
+            k += 1  # (its value is a name, a number or a repository, not the file)
+        k += 1
+    return tuple(files) or (None,)
 
 
 def _template_folders(words: Argv) -> tuple[str | None, ...]:

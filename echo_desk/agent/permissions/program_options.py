@@ -651,6 +651,10 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("npm", "npx"), ("package.json", ".npmrc")),
     "pnpm": ("package.json", ".npmrc", "pnpm-workspace.yaml"),
     "yarn": ("package.json", ".npmrc", ".yarnrc", ".yarnrc.yml"),
+    # bun runs the scripts of the nearest package.json as npm does (`cd out && bun run x` ran
+    # out/package.json's), and the `preload` modules bunfig.toml names before any file it runs
+    # (`cd out && bun ../a.ts` ran out/bunfig.toml's; both proven, bun 1.4.5, s240).
+    "bun": ("package.json", "bunfig.toml"),
     "make": ("GNUmakefile", "makefile", "Makefile"),
     # cargo builds the nearest Cargo.toml's package and runs its build.rs; .cargo/config.toml
     # (every folder above too: `build.rustc-wrapper`, a target's `runner`) and rust-toolchain

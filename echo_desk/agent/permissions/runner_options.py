@@ -4,6 +4,10 @@ read, or write, which a rule's ``**`` never covers (a rule naming the option doe
 ``just --dotenv-command 'touch ../other/P' x`` ran its command before the recipe (proven, tox
 4.67 and just 1.59 under bash and dash, s229). Their variables (``TOX_OVERRIDE``,
 ``JUST_DOTENV_COMMAND``) ask as not understood (``option_variables``).
+
+just's positional words before its recipe do more than name it (s240): ``NAME=VALUE`` words and
+``--set NAME VALUE`` set the justfile's variables, which a rule names by the variable, and a
+search folder (``just ../other/proj/x``) moves it as ``-d`` does (``just_search_folders``).
 """
 
 from __future__ import annotations
@@ -11,9 +15,9 @@ from __future__ import annotations
 from echo_desk.agent.permissions.options import Does
 from echo_desk.agent.permissions.reading import Argv, Flag, Reading
 
-__all__ = ["just_reading", "tox_flags"]
+__all__ = ["just_reading", "just_search_folders", "tox_flags"]
 
-RUNS, WRITES, CODE = Does.RUNS, Does.WRITES, Does.READS_CODE
+RUNS, WRITES, CODE, CONFIG = Does.RUNS, Does.WRITES, Does.READS_CODE, Does.CONFIG
 
 #: tox's (argparse: any unique prefix of a long option, shortest here): ``--override`` sets any
 #: setting (``commands``), ``--installpkg`` installs that package, ``--discover`` runs the
@@ -71,26 +75,77 @@ _JUST_SHORTS = frozenset("FEfdnqugvhVcels")
 
 
 def just_reading(argv: Argv, program: str) -> Reading:
-    """``just [options] [recipe and arguments]``: the options before the first recipe (the
-    words after it are the recipes' arguments) that a rule covers only by naming them, and
-    those it does not know."""
+    """``just [options] [overrides] [search folder] [recipe and arguments]``: the options before
+    the first recipe (the words after it are the recipes' arguments) and the variables the line
+    sets that a rule covers only by naming them, and the options it does not know."""
+    found, start = _just_options(argv[1:])
+    if start is not None:
+        found += _just_overrides(argv[1:], start)
+    return Reading(program, known=False, flags=tuple(found))
+
+
+def just_search_folders(words: Argv) -> list[str | None]:
+    """The folders ``just``'s words (after its name) say to find the justfile from, its recipes
+    then running in the justfile's folder, as ``-d`` does: the first word after the overrides
+    that is ``.``, ``..`` or holds a ``/``, up to its last ``/`` (``just ../other/x`` ran
+    ../other's recipe x there; proven, just 1.59, s240). ``None``: a word only known when it runs."""
+    _, start = _just_options(words)
+    if start is None:
+        return [None]
+    k = start + len(_just_overrides(words, start))
+    folders: list[str | None] = []
+    for word in words[k:]:
+        if word is None:
+            folders.append(None)  # (it may be one)
+        elif word in (".", "..") or "/" in word:
+            folders.append(word if word in (".", "..") else word[:word.rindex("/") + 1])
+        else:
+            break
+    return folders
+
+
+def _just_overrides(words: Argv, start: int) -> list[Flag]:
+    """The variables the positional words from ``start`` set (``just NAME=VALUE recipe``): just
+    1.59 takes every leading word holding a ``=`` as one. Recipes paste variables into their shell
+    lines (``echo {{NAME}}``), so ``just NAME='$(touch ../P)' test`` ran the command (proven, just
+    1.59 under bash and dash, s240): a rule names one by its variable (``just NAME=* test``)."""
     found: list[Flag] = []
-    words = argv[1:]
+    for word in words[start:]:
+        if word is None:
+            found.append(Flag(frozenset(), "", None))  # (it may be one)
+            break
+        if "=" not in word:
+            break
+        found.append(Flag(frozenset(), word, CONFIG, setting=word))
+    return found
+
+
+def _just_options(words: Argv) -> tuple[list[Flag], int | None]:
+    """The options among ``words`` (after just's name) a rule covers only by naming them, and
+    where its positional words start (past a ``--``; ``None``: not known here)."""
+    found: list[Flag] = []
     k = 0
     while k < len(words):
         word = words[k]
         if word is None:
             found.append(Flag(frozenset(), "", None))
-            break
-        if word == "--" or not word.startswith("-") or word == "-":
-            break
+            return found, None
+        if word == "--":
+            return found, k + 1
+        if not word.startswith("-") or word == "-":
+            return found, k
         name, eq, _ = word.partition("=")
         if name.startswith("--"):
             if name in _JUST_DANGEROUS or name not in _JUST_VALUES | _JUST_KNOWN_FLAGS | {"--set"}:
                 # (one it does not know: a rule covers it only by naming it)
                 found.append(Flag(frozenset({name, word}), word, _JUST_DANGEROUS.get(name)))
             if name == "--set":
-                k += 2  # (a variable and its value)
+                # (a variable and its value, pasted into the recipes as an override is: a rule
+                # names both the option and the variable, ``just --set version * release``)
+                variable = words[k + 1] if k + 1 < len(words) else ""
+                found += [Flag(frozenset({name, word}), word, CONFIG),
+                          Flag(frozenset() if variable is None else frozenset({variable}), variable or "", CONFIG)]
+                k += 2
             elif not eq and name in _JUST_VALUES:
                 k += 1
         else:
@@ -102,7 +157,7 @@ def just_reading(argv: Argv, program: str) -> Reading:
                     k += 0 if word[n + 1:] else 1
                     break
         k += 1
-    return Reading(program, known=False, flags=tuple(found))
+    return found, len(words)
 
 
 #: Its long options taking no value.

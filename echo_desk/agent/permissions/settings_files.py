@@ -52,6 +52,7 @@ from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.interpreters import PIP, PYTHON
 from echo_desk.agent.permissions.matchers import PathPattern
 from echo_desk.agent.permissions.options import OptionSet, read_options
+from echo_desk.agent.permissions.runner_options import just_search_folders
 
 #: A stand-in for any module name: ``python -m`` finds every module the program imports in
 #: the current folder first, so any ``.py`` file there may be run.
@@ -593,7 +594,8 @@ def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
     user's home). A value starting ``~/`` is below ``home``, as the shell expands it (``hg -R
     ~/r``; it was read below the folder the program runs in), and in a folder named ``~`` too
     (``_tilde_words``)."""
-    named = [w for v in _option_values(program, words, table.FOLDER_OPTIONS.get(program)) for w in _tilde_words(v, home)]
+    named = [w for v in [*_option_values(program, words, table.FOLDER_OPTIONS.get(program)),
+                         *_search_folders(program, words)] for w in _tilde_words(v, home)]
     if program in table.OPERAND_FOLDERS:
         # Every word not an option (an option's value among them: more folders, never fewer).
         named += [t for w in words if w is None or not w.startswith("-") for t in _tilde_words(w, home)]
@@ -605,6 +607,14 @@ def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
         names = table.FOLDER_SETTINGS.get(program, ())
         starts += [(c, *c.parents)[_first_holding(c, names)] for c in list(starts)]
     return list(dict.fromkeys(starts)), any(not value for value in named)
+
+
+#: Programs that read each folder option from the folder they run in, not from another's, when
+#: none of their options changes folder first (``folder_moves``): ``cd src && cmake -S .. -B .``
+#: configured the workspace into src/ and opened nothing above it, ``hg -R .. status`` run in
+#: src read the workspace's repository (strace, cmake 3.25, hg 6.3, bash and dash, s240). The
+#: others' options are read from each other's folders too: more folders, never fewer.
+_EACH_FROM_WHERE_IT_RUNS = frozenset({"cmake", "hg"})
 
 
 def option_folders(program: str, words: Sequence[str | None], cwds: Sequence[Path],
@@ -625,10 +635,12 @@ def option_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
         return list(dict.fromkeys([*starts, *(p for base in starts for value in named if value
                                               for p in _both(base / value))]))
     named = [w for v in [*_option_values(program, words, table.FOLDER_OPTIONS.get(program)),
-                         *_option_values(program, words, table.WORK_FOLDER_OPTIONS.get(program))]
+                         *_option_values(program, words, table.WORK_FOLDER_OPTIONS.get(program)),
+                         *_search_folders(program, words)]
              for w in _tilde_words(v, home)]
     reached: list[Path] = []
-    for _ in range(2):  # (a second time: -R's folder is taken from the one --cwd names)
+    for _ in range(1 if program in _EACH_FROM_WHERE_IT_RUNS and not moved.words else 2):
+        # (a second time: -R's folder is taken from the one --cwd names)
         reached += [p for base in [*cwds, *reached] for value in named if value for p in _both(base / value)]
     # (a configure's operands are read from where it runs only: `cd build && cmake ..`)
     operands = [w for v in _configured_folders(program, words) for w in _tilde_words(v, home)]
@@ -771,6 +783,12 @@ def _build_includes(program: str, words: Sequence[str | None], starts: Sequence[
     found += [Place(p.parent, (p.name,)) for p in result.files]
     unknown = result.unknown or variables.unknown or any(not v for v in folders)
     return found + ([ANY_FILE] if unknown else [])
+
+
+def _search_folders(program: str, words: Sequence[str | None]) -> list[str | None]:
+    """The folders an operand says to find the build file from, as a folder option does:
+    just's (``just ../other/x``: ``runner_options.just_search_folders``)."""
+    return just_search_folders(tuple(words)) if program == "just" else []
 
 
 def _option_values(program: str, words: Sequence[str | None],

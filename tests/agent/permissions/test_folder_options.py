@@ -123,3 +123,37 @@ def test_a_project_tool_s_option_into_a_folder_outside_the_workspace_asks_saying
 ])
 def test_a_project_tool_s_option_into_a_folder_of_the_workspace_is_covered_as_before(setup: Setup, line: str) -> None:
     assert verdict_under(setup, PROJECT_TOOLS, line).effect is Effect.ALLOW
+
+
+#: s240: cmake reads -S and -B, hg -R without --cwd, each from the folder it runs in, not from
+#: the other's: ``cd src && cmake -S .. -B .`` configures the workspace into src/ (strace, cmake
+#: 3.25, hg 6.3, bash and dash), and was asked for as if ``..`` were taken from the workspace's top.
+FROM_WHERE_IT_RUNS = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[cd|cmake|hg] **"
+"""
+
+
+@pytest.mark.parametrize("line", [
+    "cd src && cmake -S .. -B .",
+    "cd src && cmake -B . -S ..",
+    "cd src && hg -R .. status",
+    "cd src && hg --cwd . -R .. status",
+])
+def test_folder_options_each_read_from_where_the_program_runs_stay_in_the_workspace(setup: Setup, line: str) -> None:
+    assert verdict_under(setup, FROM_WHERE_IT_RUNS, line).effect is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "cd src && cmake -S ../.. -B .",
+    "cd src && cmake -S .. -B ../..",
+    "cd src; cmake -S .. -B .",  # (the cd may fail: then .. is above the workspace)
+    "cd src && hg -R ../.. status",
+    "cd src && hg --cwd .. -R .. status",  # (-R from where --cwd leads)
+])
+def test_a_folder_option_leading_above_the_workspace_from_where_it_runs_still_asks(setup: Setup, line: str) -> None:
+    decision = verdict_under(setup, FROM_WHERE_IT_RUNS, line)
+    assert decision.effect is None
+    assert decision.parts[-1].opaque is Opaque.CD_OUTSIDE

@@ -84,3 +84,33 @@ def test_devenv_dump_writes_where_the_write_rules_allow(setup: Setup) -> None:
     assert _verdict(setup, "meson devenv -C b --dump out/env.md", named) is Effect.ALLOW
     assert _verdict(setup, "meson devenv -C b --dump ~/.bashrc", named) is not Effect.ALLOW
     assert _verdict(setup, "meson devenv -C b --dump=../home/.bashrc", named) is not Effect.ALLOW
+
+
+# -- install --destdir (s240) --------------------------------------------------------------------
+#: ``meson install --destdir D`` installs below D, from the folder ``-C`` names (meson changes into
+#: it first: ``meson install -C b --destdir dd`` wrote b/dd/…; strace, meson 1.12, bash and dash).
+#: A rule naming meson trusts installing below the project's prefix, not below any folder.
+INSTALLS = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[meson|cd] **"
+"""
+
+
+@pytest.mark.parametrize("line", [
+    "meson install --destdir ../other/d", "meson install --destdir /tmp/stage", "meson install --destdir=../d",
+    "meson install -C b --destdir ../../d", "meson install -Cb --destdir=../../d", "meson install -qC b --destdir d",
+    "meson install -C b --destdir d", "cd b && meson install --destdir ../d", "meson install --destdir $D",
+    "meson install --destdir=d --destdir ../d", "meson install -C $B --destdir d",
+])
+def test_an_install_below_a_folder_no_write_rule_allows_asks(setup: Setup, line: str) -> None:
+    assert effect_under(setup, INSTALLS, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "meson install", "meson install -C b", "meson install -C b --no-rebuild --tags runtime", "meson install -q -n",
+    "meson compile -C b", "meson test -C b",
+])
+def test_an_install_below_the_project_s_prefix_stays_allowed(setup: Setup, line: str) -> None:
+    assert effect_under(setup, INSTALLS, line) is Effect.ALLOW

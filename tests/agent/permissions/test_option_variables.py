@@ -178,7 +178,7 @@ def test_a_tox_or_just_option_that_runs_or_loads_what_the_rule_does_not_trust_as
 @pytest.mark.parametrize("line", [
     "tox", "tox -e py311", "tox -e py -r -q", "tox -ex", "tox run -e py -- -x foo", "tox -p auto", "tox -e lint-fix",
     "just", "just -l", "just --list", "just test", "just x --shell y", "just test arg --flag", "just -d src x",
-    "just --set version 1.2 release", "just --color never -n build", "just -f src/justfile x",
+    "just --color never -n build", "just -f src/justfile x",
 ])
 def test_everyday_tox_and_just_lines_stay_allowed(setup: Setup, line: str) -> None:
     assert _decide(setup, line).effect is Effect.ALLOW

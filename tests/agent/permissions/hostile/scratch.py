@@ -77,6 +77,16 @@ WORKSPACE_FILES: dict[str, str] = {
     "cmset/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nset(CMAKE_PROJECT_INCLUDE ../out/agent.in)\n"
                             "project(p NONE)\n",
     # (its file is made while cmake configures: newer than ~/.bashrc, so the install copies it)
+    # The person's recipes, which paste a variable into a shell line as justfiles commonly
+    # do: a variable the line sets is code there (s240).
+    # A pre-commit settings file of the old form (a list, no `repos:`), which migrate-config
+    # rewrites in place (s240).
+    "pcproj/.pre-commit-config.yaml": "- repo: local\n  hooks:\n  - id: x\n    name: x\n    entry: 'true'\n"
+                                      "    language: system\n",
+    # A meson project that installs a data file (below the prefix, or --destdir's folder: s240).
+    "mproj/meson.build": "project('p', [])\ninstall_data('d.txt', install_dir: 'share')\n",
+    "mproj/d.txt": "data\n",
+    "jproj/justfile": 'name := "world"\nx:\n\techo hello {{name}}\n',
     "cminst/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(p NONE)\n"
                              "file(WRITE ${CMAKE_BINARY_DIR}/rc \"echo installed\\n\")\n"
                              "install(FILES ${CMAKE_BINARY_DIR}/rc DESTINATION . RENAME .bashrc)\n",
