@@ -12,15 +12,27 @@ may match a file there, the line asks (``ShellVerdict``). The forms below only r
 only the repository's own folder and index; any other form of these subcommands, a word known
 only when the line runs among them, or a subcommand not known to leave the worktree alone,
 counts as writing it. Version read: git 2.39's manuals.
+
+``git worktree add PATH BRANCH`` writes the branch's tree below PATH the same way: the new folder
+is judged as a write (``git_folder_writes``), but a glob deny such as ``**/*.env`` names no word
+of the line, so ``git worktree add out/wt other`` wrote ``out/wt/.env`` and
+``out/wt/.github/workflows/ci.yml`` beside ``@workspace/**/*.env`` and ``@workspace/**/.github/**``
+write-denied (proven with git 2.39 under bash and dash). PATH is the top of that worktree.
+``git submodule add URL PATH`` checks the submodule out below PATH, which git keeps inside the
+worktree, and writes ``.gitmodules`` at its top: with ``@workspace/**/.github/**`` denied,
+``git -c protocol.file.allow=always submodule add ../x out/x`` wrote ``out/x/.github/workflows/ci.yml``
+(git 2.39, bash and dash); it, ``update`` and ``deinit`` are judged as writing below the top.
+(``update = !command`` in ``.gitmodules`` runs nothing: git 2.39 refuses it there.)
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from echo_desk.agent.permissions import git_folder_writes, git_repositories
 from echo_desk.agent.permissions import git_options as git
-from echo_desk.agent.permissions import git_repositories
 from echo_desk.agent.permissions.git_index import repository_root
 from echo_desk.agent.permissions.long_prefixes import long_prefix
 from echo_desk.agent.permissions.options import read_options
@@ -28,12 +40,16 @@ from echo_desk.agent.permissions.options import read_options
 #: The subcommands that write worktree files from a tree git chooses (``apply`` and ``am`` are
 #: read in ``git_folder_writes``: the patch names the files).
 _UPDATING = frozenset({"checkout", "switch", "merge", "pull", "rebase", "cherry-pick", "revert", "reset", "restore",
-                       "stash", "read-tree", "checkout-index", "bisect", "sparse-checkout", "filter-branch"})
+                       "stash", "read-tree", "checkout-index", "bisect", "sparse-checkout", "filter-branch",
+                       "submodule"})
 #: Actions of the subcommands taking one that leave the worktree alone.
 _READING_ACTIONS = {
     "stash": frozenset({"list", "show", "create", "store", "drop", "clear"}),
     "bisect": frozenset({"log", "visualize", "view", "terms", "help"}),
     "sparse-checkout": frozenset({"list"}),
+    # (`add`, `update`, `deinit` write submodule worktrees below the top; `foreach`'s line is
+    # judged on its own; `init` and `sync` write the repositories' own settings)
+    "submodule": frozenset({"status", "summary", "foreach", "init", "sync"}),
 }
 #: ``git reset``'s modes that write the worktree (without one it sets the index and HEAD).
 _RESET_WRITING = ("--hard", "--merge", "--keep")
@@ -52,6 +68,8 @@ def updates_worktree(argv: Sequence[str | None]) -> bool:
     sub = argv[at]
     if sub is None:
         return True
+    if sub == "worktree":
+        return _new_worktree(argv, at) is not None
     if sub not in _UPDATING:
         return False
     words = list(argv[at + 1:])
@@ -63,6 +81,8 @@ def updates_worktree(argv: Sequence[str | None]) -> bool:
     def given(*names: str) -> bool:
         return any(long_prefix(w, n) for w in options for n in names)
 
+    if sub == "submodule" and not operands:
+        return False  # (`git submodule` alone is `git submodule status`)
     if sub in _READING_ACTIONS:
         return not (operands and operands[0] in _READING_ACTIONS[sub])
     if sub == "reset":
@@ -82,6 +102,9 @@ def tops(argv: Sequence[str | None], cwds: Sequence[Path]) -> list[str | None]:
     the one ``--work-tree`` (or ``GIT_WORK_TREE``) names, else the one holding each folder it
     starts from (``-C``), else that folder (with ``--git-dir``, or outside any repository);
     ``None``: one only known when the line runs."""
+    parsed = read_options(argv[1:], git.GLOBAL)
+    if parsed.rest is not None and argv[1 + parsed.rest] == "worktree":
+        return _new_worktree_tops(argv, 1 + parsed.rest, cwds)
     where = git_repositories.folders(argv, cwds)
     if where.unknown:
         return [None]
@@ -90,6 +113,29 @@ def tops(argv: Sequence[str | None], cwds: Sequence[Path]) -> list[str | None]:
     found = [str(n.root) for n in where.named]
     if not where.named:
         found += [str(repository_root(s) or s) for s in where.starts]
+    return list(dict.fromkeys(found))
+
+
+def _new_worktree(argv: Sequence[str | None], at: int) -> tuple[str | None, ...] | None:
+    """The folders ``git worktree add`` (its subcommand at ``at``) checks a tree out into, from
+    where ``-C`` leads (``None`` in them: not known here); ``None`` for any other action, which
+    writes no tree out (``list``, ``lock``, ``move``…)."""
+    action = next((w for w in argv[at + 1:] if w is None or not w.startswith("-")), "")
+    if action is None:
+        return (None,)
+    if action != "add":
+        return None
+    return git_folder_writes.folders_written(argv, at)
+
+
+def _new_worktree_tops(argv: Sequence[str | None], at: int, cwds: Sequence[Path]) -> list[str | None]:
+    """The tops of the worktrees ``git worktree add`` makes, run from any of ``cwds`` (a path
+    from the home, ``~/x``, is not read here)."""
+    found: list[str | None] = []
+    for folder in _new_worktree(argv, at) or ():
+        if folder is None or folder.startswith("~"):
+            return [None]
+        found += [folder] if os.path.isabs(folder) else [str(c / folder) for c in cwds]
     return list(dict.fromkeys(found))
 
 

@@ -138,6 +138,16 @@ def test_an_ask_or_a_glob_below_the_worktree_counts_too(setup: Setup, repository
     (("git", "status"), False),
     (("git", "--version"), False),
     (("git", None, "main"), True),
+    (("git", "worktree", "add", "out/wt", "other"), True),
+    (("git", "worktree", None, "out/wt"), True),
+    (("git", "worktree", "list"), False),
+    (("git", "worktree", "prune"), False),
+    (("git", "submodule", "add", "../x", "out/x"), True),
+    (("git", "submodule", "update", "--init"), True),
+    (("git", "submodule", "deinit", "-f", "x"), True),
+    (("git", "submodule"), False),
+    (("git", "submodule", "--quiet", "status"), False),
+    (("git", "submodule", "foreach", "git status"), False),  # (the line it runs is judged on its own)
 ])
 def test_the_forms_that_write_the_worktree(line: tuple[str | None, ...], writes: bool) -> None:
     assert updates_worktree(line) is writes
@@ -150,3 +160,46 @@ def test_the_worktree_top_is_found_from_where_git_starts(tmp_path: Path) -> None
     assert tops(("git", "checkout", "main"), [tmp_path / "repo" / "src"]) == [str(tmp_path / "repo")]
     assert tops(("git", "--work-tree=../w", "checkout", "main"), [tmp_path / "repo"]) == [str(tmp_path / "w")]
     assert tops(("git", "-C", None, "checkout", "main"), [tmp_path / "repo"]) == [None]
+
+
+def test_a_new_worktree_is_the_top_of_what_it_writes(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    assert tops(("git", "worktree", "add", "out/wt", "main"), [repo]) == [str(repo / "out" / "wt")]
+    assert tops(("git", "-C", "src", "worktree", "add", "-b", "x", "../wt"), [repo]) == [str(repo / "src" / "../wt")]
+    assert tops(("git", "worktree", "add", "/abs/wt"), [repo]) == ["/abs/wt"]
+    assert tops(("git", "worktree", "add", "~/wt"), [repo]) == [None]  # (the home is not read here)
+    assert tops(("git", "worktree", "add", "--unknown", "wt"), [repo]) == [None]
+
+
+#: s249: the checkout of a new worktree below out/ holds the branch's CI workflow, which a glob
+#: deny names wherever it is (proven with git 2.39 under bash and dash: the s249 corpus lines).
+EVERY_CI_DENIED = GIT_AND_OUT + rule_text("@workspace/**/.github/**", effect="deny", tool="write")
+
+
+def test_a_new_worktree_asks_where_a_glob_deny_may_match_below_it(setup: Setup, repository: Path) -> None:
+    _rules(setup, EVERY_CI_DENIED)
+    assert _verdict(setup, "git worktree add out/wt other") is not Effect.ALLOW
+
+
+def test_a_new_worktree_really_writes_what_the_glob_denies(setup: Setup, repository: Path) -> None:
+    _run(repository, "git worktree add out/wt other")
+    assert (repository / "out" / "wt" / WORKFLOW).is_file()
+
+
+@pytest.mark.parametrize("line", ["git worktree add out/wt other", "git worktree list", "git worktree prune"])
+def test_a_new_worktree_beside_a_deny_that_cannot_match_below_it_stays_allowed(setup: Setup, repository: Path,
+                                                                               line: str) -> None:
+    assert _verdict(setup, line) is Effect.ALLOW  # (CI_DENIED names only the top's .github)
+
+
+@pytest.mark.parametrize("line", ["git submodule add ../x out/x"])
+def test_a_submodule_checkout_asks_where_a_glob_deny_may_match_below_the_top(setup: Setup, repository: Path,
+                                                                             line: str) -> None:
+    _rules(setup, EVERY_CI_DENIED)
+    assert _verdict(setup, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["git submodule", "git submodule status", "git submodule summary"])
+def test_reading_the_submodules_stays_allowed(setup: Setup, repository: Path, line: str) -> None:
+    _rules(setup, EVERY_CI_DENIED)
+    assert _verdict(setup, line) is Effect.ALLOW
