@@ -23,6 +23,10 @@ worktree, and writes ``.gitmodules`` at its top: with ``@workspace/**/.github/**
 ``git -c protocol.file.allow=always submodule add ../x out/x`` wrote ``out/x/.github/workflows/ci.yml``
 (git 2.39, bash and dash); it, ``update`` and ``deinit`` are judged as writing below the top.
 (``update = !command`` in ``.gitmodules`` runs nothing: git 2.39 refuses it there.)
+``git clean`` deletes untracked files below the folder it runs in, which no word names, and
+without ``-f`` too where the person's settings say ``clean.requireForce = false``: it deleted an
+untracked ``src/local.env`` beside ``@workspace/**/*.env`` write-denied (git 2.39, bash and
+dash); only ``-n``/``--dry-run`` leave the worktree alone.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from echo_desk.agent.permissions.options import read_options
 #: read in ``git_folder_writes``: the patch names the files).
 _UPDATING = frozenset({"checkout", "switch", "merge", "pull", "rebase", "cherry-pick", "revert", "reset", "restore",
                        "stash", "read-tree", "checkout-index", "bisect", "sparse-checkout", "filter-branch",
-                       "submodule"})
+                       "submodule", "clean"})
 #: Actions of the subcommands taking one that leave the worktree alone.
 _READING_ACTIONS = {
     "stash": frozenset({"list", "show", "create", "store", "drop", "clear"}),
@@ -94,6 +98,9 @@ def updates_worktree(argv: Sequence[str | None]) -> bool:
         return given("--worktree") or _short(options, "W", "s") or not (given("--staged") or _short(options, "S", "s"))
     if sub == "pull":
         return not given(*_DRY_RUN)
+    if sub == "clean":
+        # (-e takes the pattern as the rest of its word: `-en` names no dry run)
+        return not (given(*_DRY_RUN) or _short(options, "n", "e"))
     return True
 
 

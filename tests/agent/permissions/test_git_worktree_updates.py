@@ -147,7 +147,12 @@ def test_an_ask_or_a_glob_below_the_worktree_counts_too(setup: Setup, repository
     (("git", "submodule", "deinit", "-f", "x"), True),
     (("git", "submodule"), False),
     (("git", "submodule", "--quiet", "status"), False),
-    (("git", "submodule", "foreach", "git status"), False),  # (the line it runs is judged on its own)
+    (("git", "submodule", "foreach", "git status"), False),
+    (("git", "clean"), True),
+    (("git", "clean", "-fdx"), True),
+    (("git", "clean", "-fen"), True),  # (-e takes the rest of the word: no dry run named)
+    (("git", "clean", "-fdn"), False),
+    (("git", "clean", "--dry-run"), False),  # (the line it runs is judged on its own)
 ])
 def test_the_forms_that_write_the_worktree(line: tuple[str | None, ...], writes: bool) -> None:
     assert updates_worktree(line) is writes
@@ -203,3 +208,10 @@ def test_a_submodule_checkout_asks_where_a_glob_deny_may_match_below_the_top(set
 def test_reading_the_submodules_stays_allowed(setup: Setup, repository: Path, line: str) -> None:
     _rules(setup, EVERY_CI_DENIED)
     assert _verdict(setup, line) is Effect.ALLOW
+
+
+def test_git_clean_asks_where_a_deny_may_match_below(setup: Setup, repository: Path) -> None:
+    # (s249: with clean.requireForce = false in the person's settings, `git clean` deleted an
+    # untracked src/local.env beside **/*.env write-denied, git 2.39 under bash and dash)
+    _rules(setup, GIT_AND_OUT + rule_text("@workspace/**/*.env", effect="deny", tool="write"))
+    assert _verdict(setup, "git clean") is not Effect.ALLOW
