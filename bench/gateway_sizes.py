@@ -45,29 +45,6 @@ def arguments(shape: str, size: int) -> dict[str, Any]:
     return {"items": [{"k": i, "v": "abcdefghij", "f": [1, 2]} for i in range(size // 40)]}
 
 
-class CannedServer:
-    """The MCP server side of ``TOOL``: it answers "done" at once, without a wire."""
-
-    def call_here(self, server: str, name: str, original: str, params: dict[str, Any], ctx: object) -> Any:
-        from echo_desk.tools import ToolResult
-
-        async def answer() -> ToolResult:
-            return ToolResult.ok("done")
-        return answer()
-
-    def server_target(self, server: str) -> str:
-        return "canned"
-
-    def readiness(self, server: str, name: str) -> str:
-        return ""
-
-    def offline_detail(self, server: str) -> str:
-        return ""
-
-    def icon_of(self, name: str) -> bytes | None:
-        return None
-
-
 async def measure(calls: int, profile: bool) -> None:
     from echo_desk.agent.host import ScriptedHost
     from echo_desk.gateway.session import ClientSession
@@ -75,6 +52,7 @@ async def measure(calls: int, profile: bool) -> None:
     from echo_desk.runtime import Runtime
     from echo_desk.store.settings import SettingsStore, ToolPolicy
     from echo_desk.tools import RiskLevel
+    from tests.gateway.canned_server import CannedServer
 
     base = Path(tempfile.mkdtemp(prefix="echo-bench-sizes-", dir="/tmp"))
     try:

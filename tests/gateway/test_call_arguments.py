@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -17,7 +16,8 @@ from echo_desk.runtime import Runtime
 from echo_desk.store import redact as redact_module
 from echo_desk.store.redact import REDACTED
 from echo_desk.store.settings import SettingsStore, ToolPolicy
-from echo_desk.tools import RiskLevel, ToolResult
+from echo_desk.tools import RiskLevel
+from tests.gateway.canned_server import CannedServer
 from tests.gateway.conftest import allow_builtins
 
 
@@ -68,27 +68,6 @@ async def test_the_audit_keeps_the_arguments_as_before(runtime: Runtime) -> None
     assert row["arguments"] == {"text": "kept"} and row["ok"]
 
 
-class _CannedServer:
-    """The MCP side of a tool whose server answers at once ("done"), for the dispatcher's steps alone."""
-
-    def call_here(self, server: str, name: str, original: str, params: dict[str, Any], ctx: object) -> Any:
-        async def answer() -> ToolResult:
-            return ToolResult.ok("done")
-        return answer()
-
-    def server_target(self, server: str) -> str:
-        return "canned"
-
-    def readiness(self, server: str, name: str) -> str:
-        return ""
-
-    def offline_detail(self, server: str) -> str:
-        return ""
-
-    def icon_of(self, name: str) -> bytes | None:
-        return None
-
-
 @pytest.fixture
 def looked_at(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     """How often the audit's redaction asked whether each key of a call's arguments is a secret's."""
@@ -107,7 +86,7 @@ def looked_at(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 async def test_the_audit_walks_a_calls_arguments_once(runtime: Runtime, looked_at: Counter[str], values: int) -> None:
     """A client's many small values were copied by key, then walked again by shape and again to
     make them storable: 1 MB of them took the record ~0.5 s, which the call's answer waits for."""
-    tool = make_tool(_CannedServer(), registry_name="canned__take", server="canned",  # type: ignore[arg-type]
+    tool = make_tool(CannedServer(), registry_name="canned__take", server="canned",  # type: ignore[arg-type]
                      original_name="take", description="Takes anything.",
                      parameters={"type": "object", "properties": {"items": {"type": "array"}}}, title="",
                      annotations={}, definition_hash="sha256:x", hidden_characters=(), risk=RiskLevel.EXEC,
