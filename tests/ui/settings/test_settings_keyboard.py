@@ -70,3 +70,24 @@ def test_the_sandbox_lists_say_what_goes_in_them_while_empty(qtbot, runtime: Run
         assert example in hint
         if language == "zh_CN":
             assert "例如" in hint, hint
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_connected_apps_empty_tools_sentence_is_whole_in_the_smallest_window(qtbot, runtime: Runtime, tmp_path,
+                                                                              language: str) -> None:
+    i18n_qt.apply_language(language)
+    dialog = SettingsDialog(CatalogBackend(runtime.settings, runtime), workspace=lambda: str(tmp_path))
+    qtbot.addWidget(dialog)
+    dialog.show_page("connected")
+    dialog.show()
+    dialog.resize(dialog.minimumSizeHint())
+    tools = dialog.connected.tools
+    qtbot.waitUntil(lambda: tools.count() > 0 and tools.viewport().width() > 0, timeout=5000)
+
+    def sentence_height() -> int:  # the list is filled again as the page settles: the row of the moment
+        return tools.visualItemRect(tools.item(0)).height()
+
+    assert tools.item(0).text() == dialog.connected.no_tools_text  # nothing is moved behind Echo Desk here
+    # Before: the list was one line high, the sentence cut to half a line.
+    qtbot.waitUntil(lambda: sentence_height() <= tools.viewport().height(), timeout=5000)
+    assert sentence_height() > tools.fontMetrics().lineSpacing()  # wrapped, not elided
