@@ -301,6 +301,11 @@ ENTRIES: tuple[Entry, ...] = (
         "go/pkg", ".local/share/pnpm", ".yarn/berry", ".ivy2", ".sbt", ".nuget/packages", ".pub-cache",
         # virtualenv copies the pip, setuptools and wheel it unpacked here into every new environment.
         ".local/share/virtualenv")),
+    # Terraform's implied local mirror ($XDG_DATA_HOME/terraform/plugins; ~/.terraform.d is hidden
+    # whole): terraform init in any project takes a provider found there before the registry's.
+    Entry(".local/share/terraform", True, N_("terraform init takes the providers in it before the registry's, in "
+                                             "every project without a lock file naming them, and Terraform runs "
+                                             "them at every plan or apply")),
     Entry(".local/share/applications", True, N_("your desktop starts programs by the launchers in it (one can "
                                                 "stand in for an application's own)")),
     Entry(".local/lib", True, N_("Python runs the .pth files of your own site-packages in it every time it starts")),

@@ -69,6 +69,26 @@ def _program(marker: Path) -> str:
     return f"echo ran >> {marker}"
 
 
+#: Where Terraform finds a provider before the registry, in the home folder: its implied local
+#: mirrors (``$XDG_DATA_HOME/terraform/plugins`` and ``~/.terraform.d/plugins``), by the
+#: provider's address, version and platform.
+_TERRAFORM_PROVIDER = (f"registry.terraform.io/hashicorp/null/3.2.2/"
+                       f"linux_{'arm64' if os.uname().machine == 'aarch64' else 'amd64'}/terraform-provider-null_v3.2.2")
+
+
+def _terraform_in_a_project(jail: Jail) -> None:
+    """``terraform init`` then ``terraform validate`` in another project of the person's that uses
+    the ``null`` provider: with no lock file naming it yet (a new project, or a new provider),
+    init takes the provider from the mirror, and validate starts it."""
+    project = jail.base / "outside" / "tf-project"
+    project.mkdir(parents=True, exist_ok=True)
+    (project / "main.tf").write_text('terraform {\n  required_providers {\n    null = { source = "hashicorp/null" }\n'
+                                     '  }\n}\nresource "null_resource" "x" {}\n')
+    env = _env(jail, TF_IN_AUTOMATION="1", CHECKPOINT_DISABLE="1")
+    for step in (["init", "-input=false", "-backend=false"], ["validate"]):
+        subprocess.run(["terraform", *step], cwd=project, env=env, capture_output=True, timeout=120)
+
+
 # (name, what the command writes ({path: content}, given the marker), the person's next step, the tools it needs)
 CASES: tuple[tuple[str, Callable[[Path], dict[str, str]], Callable[[Jail], None], tuple[str, ...]], ...] = (
     ("user-dirs.dirs", lambda m: {".config/user-dirs.dirs": f'XDG_DESKTOP_DIR="$HOME/Desktop"; {_program(m)}\n'},
@@ -83,6 +103,10 @@ CASES: tuple[tuple[str, Callable[[Path], dict[str, str]], Callable[[Jail], None]
                                   "[D-BUS Service]\nName=org.freedesktop.Notifications\n"
                                   f"Exec=/bin/sh -c '{_program(m)}'\n"},
      _dbus_asks_for_notifications, ("dbus-daemon", "gdbus")),
+    *((f"terraform mirror {mirror}", lambda m, mirror=mirror: {f"{mirror}/{_TERRAFORM_PROVIDER}":
+                                                               f"#!/bin/sh\n{_program(m)}\nexit 1\n"},
+       _terraform_in_a_project, ("terraform",))
+      for mirror in (".local/share/terraform/plugins", ".terraform.d/plugins")),
 )
 
 
