@@ -301,6 +301,12 @@ ENTRIES: tuple[Entry, ...] = (
         "go/pkg", ".local/share/pnpm", ".yarn/berry", ".ivy2", ".sbt", ".nuget/packages", ".pub-cache",
         # virtualenv copies the pip, setuptools and wheel it unpacked here into every new environment.
         ".local/share/virtualenv")),
+    # CMake's user package registry: find_package, in every project, reads the folders its entries
+    # name (after the project's own places, before the system's) and runs the package's settings
+    # there, CMake code, when it finds them.
+    Entry(".cmake/packages", True, N_("CMake's find_package, in every project you configure, runs the settings "
+                                      "(CMake code) of the packages in the folders its entries name"),
+          home_only=True),
     # Terraform's implied local mirror ($XDG_DATA_HOME/terraform/plugins; ~/.terraform.d is hidden
     # whole): terraform init in any project takes a provider found there before the registry's.
     Entry(".local/share/terraform", True, N_("terraform init takes the providers in it before the registry's, in "

@@ -89,6 +89,25 @@ def _terraform_in_a_project(jail: Jail) -> None:
         subprocess.run(["terraform", *step], cwd=project, env=env, capture_output=True, timeout=120)
 
 
+def _cmake_configures_a_project(jail: Jail) -> None:
+    """The person configures another project of theirs that uses a package when it is there
+    (``find_package(GTest CONFIG QUIET)``; GTest is not installed)."""
+    project = jail.base / "outside" / "cmake-project"
+    project.mkdir(parents=True, exist_ok=True)
+    (project / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.16)\nproject(p NONE)\n"
+                                            "find_package(GTest CONFIG QUIET)\n")
+    subprocess.run(["cmake", "-S", str(project), "-B", str(project / "build")], env=_env(jail),
+                   capture_output=True, timeout=120)
+
+
+def _cmake_registry_entry(marker: Path) -> dict[str, str]:
+    """An entry of CMake's user package registry naming a folder of the home folder, and the
+    package's settings there (CMake code) that ``find_package`` runs."""
+    package = marker.parents[1] / "home" / "cmake-pkg"
+    return {".cmake/packages/GTest/entry": f"{package}\n",
+            "cmake-pkg/GTestConfig.cmake": f'execute_process(COMMAND sh -c "{_program(marker)}")\n'}
+
+
 # (name, what the command writes ({path: content}, given the marker), the person's next step, the tools it needs)
 CASES: tuple[tuple[str, Callable[[Path], dict[str, str]], Callable[[Jail], None], tuple[str, ...]], ...] = (
     ("user-dirs.dirs", lambda m: {".config/user-dirs.dirs": f'XDG_DESKTOP_DIR="$HOME/Desktop"; {_program(m)}\n'},
@@ -107,6 +126,7 @@ CASES: tuple[tuple[str, Callable[[Path], dict[str, str]], Callable[[Jail], None]
                                                                f"#!/bin/sh\n{_program(m)}\nexit 1\n"},
        _terraform_in_a_project, ("terraform",))
       for mirror in (".local/share/terraform/plugins", ".terraform.d/plugins")),
+    ("cmake user package registry", _cmake_registry_entry, _cmake_configures_a_project, ("cmake",)),
 )
 
 
