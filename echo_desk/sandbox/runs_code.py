@@ -301,6 +301,13 @@ ENTRIES: tuple[Entry, ...] = (
         "go/pkg", ".local/share/pnpm", ".yarn/berry", ".ivy2", ".sbt", ".nuget/packages", ".pub-cache",
         # virtualenv copies the pip, setuptools and wheel it unpacked here into every new environment.
         ".local/share/virtualenv")),
+    # ccache's settings (prefix_command, compiler_check: programs it runs for every compile) and,
+    # once ~/.ccache exists, its cache too (ccache 4 then keeps both there): what it holds is
+    # linked into the programs you build.
+    Entry(".config/ccache", True, N_("ccache runs the programs its settings name (prefix_command, compiler_check) "
+                                     "every time it compiles, in every project")),
+    Entry(".ccache", True, N_("ccache runs the programs its settings in it name every time it compiles, and takes "
+                              "compiled files from it without compiling again, in every project"), home_only=True),
     # CMake's user package registry: find_package, in every project, reads the folders its entries
     # name (after the project's own places, before the system's) and runs the package's settings
     # there, CMake code, when it finds them.

@@ -108,6 +108,26 @@ def _cmake_registry_entry(marker: Path) -> dict[str, str]:
             "cmake-pkg/GTestConfig.cmake": f'execute_process(COMMAND sh -c "{_program(marker)}")\n'}
 
 
+def _ccache_compiles(jail: Jail) -> None:
+    """The person compiles a file of another project through ccache (``/usr/lib/ccache`` on
+    ``PATH``, or a build's compiler launcher)."""
+    project = jail.base / "outside" / "c-project"
+    project.mkdir(parents=True, exist_ok=True)
+    (project / "x.c").write_text("int main(void) { return 0; }\n")
+    subprocess.run(["ccache", "cc", "-c", "x.c", "-o", "x.o"], cwd=project, env=_env(jail), capture_output=True,
+                   timeout=120)
+
+
+def _ccache_settings(folder: str) -> Callable[[Path], dict[str, str]]:
+    """ccache's settings in ``folder`` naming a program of the home folder it runs before every
+    compiler (``prefix_command``); ``~/.ccache`` is used, settings and cache, once it exists."""
+    def files(marker: Path) -> dict[str, str]:
+        program = marker.parents[1] / "home" / "ccache-prefix"
+        return {f"{folder}/ccache.conf": f"prefix_command = {program}\n",
+                "ccache-prefix": f"#!/bin/sh\n{_program(marker)}\nexec \"$@\"\n"}
+    return files
+
+
 # (name, what the command writes ({path: content}, given the marker), the person's next step, the tools it needs)
 CASES: tuple[tuple[str, Callable[[Path], dict[str, str]], Callable[[Jail], None], tuple[str, ...]], ...] = (
     ("user-dirs.dirs", lambda m: {".config/user-dirs.dirs": f'XDG_DESKTOP_DIR="$HOME/Desktop"; {_program(m)}\n'},
@@ -127,6 +147,8 @@ CASES: tuple[tuple[str, Callable[[Path], dict[str, str]], Callable[[Jail], None]
        _terraform_in_a_project, ("terraform",))
       for mirror in (".local/share/terraform/plugins", ".terraform.d/plugins")),
     ("cmake user package registry", _cmake_registry_entry, _cmake_configures_a_project, ("cmake",)),
+    *((f"ccache settings {folder}", _ccache_settings(folder), _ccache_compiles, ("ccache", "cc"))
+      for folder in (".config/ccache", ".ccache")),
 )
 
 
