@@ -308,6 +308,10 @@ ENTRIES: tuple[Entry, ...] = (
                                      "every time it compiles, in every project")),
     Entry(".ccache", True, N_("ccache runs the programs its settings in it name every time it compiles, and takes "
                               "compiled files from it without compiling again, in every project"), home_only=True),
+    # CPAN's settings (CPAN/MyConfig.pm) are Perl code that every cpan command loads; the rest is
+    # its build folder and downloads, a cache.
+    Entry(".cpan", True, N_("every cpan command runs its settings, which are Perl code (CPAN/MyConfig.pm), and "
+                            "builds the modules it downloaded there"), home_only=True),
     # CMake's user package registry: find_package, in every project, reads the folders its entries
     # name (after the project's own places, before the system's) and runs the package's settings
     # there, CMake code, when it finds them.

@@ -128,6 +128,11 @@ def _ccache_settings(folder: str) -> Callable[[Path], dict[str, str]]:
     return files
 
 
+def _cpan_starts(jail: Jail) -> None:
+    """The person runs ``cpan`` (here ``-J``, which shows its settings: any use loads them first)."""
+    subprocess.run(["cpan", "-J"], env=_env(jail), stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+
+
 # (name, what the command writes ({path: content}, given the marker), the person's next step, the tools it needs)
 CASES: tuple[tuple[str, Callable[[Path], dict[str, str]], Callable[[Jail], None], tuple[str, ...]], ...] = (
     ("user-dirs.dirs", lambda m: {".config/user-dirs.dirs": f'XDG_DESKTOP_DIR="$HOME/Desktop"; {_program(m)}\n'},
@@ -149,6 +154,9 @@ CASES: tuple[tuple[str, Callable[[Path], dict[str, str]], Callable[[Jail], None]
     ("cmake user package registry", _cmake_registry_entry, _cmake_configures_a_project, ("cmake",)),
     *((f"ccache settings {folder}", _ccache_settings(folder), _ccache_compiles, ("ccache", "cc"))
       for folder in (".config/ccache", ".ccache")),
+    # CPAN's settings are Perl code, loaded (and so run) by every cpan command.
+    ("cpan settings", lambda m: {".cpan/CPAN/MyConfig.pm": f'system("{_program(m)}");\n$CPAN::Config = {{}};\n1;\n'},
+     _cpan_starts, ("cpan",)),
 )
 
 
