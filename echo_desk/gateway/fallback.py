@@ -6,7 +6,8 @@ refused at once, saying why (``NobodyHost``), instead of waiting for an answer n
 
 The engine is ready before its MCP servers are (they take seconds to start): a call waits only for
 the server of its own tool (``ready_for``), a built-in for none. A list of the tools waits for all
-of them (``all_ready``), but only ``LIST_WAIT_SECONDS``: one server whose start is slow or hangs
+of them (``all_ready``), but only ``LIST_WAIT_SECONDS`` from the client's request (the seconds this
+engine took to start, when the list started it, count): one server whose start is slow or hangs
 held every list, and clients give up on a list long before a hung start is given up (20 s). Past
 it the list holds the servers that have started; which were left out is logged and recorded in
 the audit log (the Activity tab says it), and once they have started the client is told its tools
@@ -95,9 +96,13 @@ class LocalBackend:
     def watch_tools(self, changed: Callable[[], None]) -> None:
         self.on_tools_changed = changed
 
-    async def list_tools(self) -> list[dict[str, Any]]:
+    async def list_tools(self, asked_at: float | None = None) -> list[dict[str, Any]]:
+        """The tools, waiting for servers still starting until ``list_wait`` seconds after the
+        client asked (``asked_at``, in the loop's time; now when not given): when the list is
+        what made this engine start, the seconds that took count toward the wait."""
+        asked = asyncio.get_running_loop().time() if asked_at is None else asked_at
         try:
-            async with asyncio.timeout(self.list_wait):
+            async with asyncio.timeout_at(asked + self.list_wait):
                 await self.all_ready()
         except TimeoutError:
             pass  # answered without the servers still starting; the client hears of them later

@@ -75,9 +75,11 @@ async def test_a_slow_server_does_not_hold_the_list_and_the_client_is_told_when_
                 stack.callback(watcher.cancel)
             began = time.monotonic()
             # Before, this waited until the slow server's start was given up (20 s), and a client
-            # that gives up sooner (Claude Code's own bound is shorter) saw no tools at all.
+            # that gives up sooner (Claude Code's own bound is shorter) saw no tools at all. Then
+            # the bound counted from the gateway's engine being up, seconds after the client asked
+            # (6.3 s on an idle machine, 7.6–9.8 s on a busy one); it counts from the request.
             first = {tool.name for tool in (await asyncio.wait_for(client.list_tools(), 30)).tools}
-            assert time.monotonic() - began < LIST_WAIT_SECONDS + 10
+            assert time.monotonic() - began < LIST_WAIT_SECONDS + 1.0
             assert "quick__echo" in first and "slow__echo" not in first
             assert not changed.is_set()
             await wait_until(lambda: open_gate(gate), 30, "the slow server waiting on its gate")
