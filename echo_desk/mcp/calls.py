@@ -74,6 +74,11 @@ def _connection_lost(server: str, tool: str, ending: Ending, address: str) -> st
     if ending is Ending.STOPPED:
         return for_person(f"{server}/{tool}: the server was stopped in Echo Desk before it answered",
                           N_("The MCP server “{server}” was stopped in Echo Desk before it answered."), server=server)
+    if ending is Ending.RESTARTED:
+        return for_person(f"{server}/{tool}: the server was restarted in Echo Desk before it answered; "
+                          "call again to retry",
+                          N_("The MCP server “{server}” was restarted in Echo Desk before it answered."),
+                          server=server)
     if ending is Ending.UNREACHABLE:
         return for_person(f"{server}/{tool}: the server could not be reached at {address}",
                           N_("The MCP server “{server}” could not be reached at {address}."),
