@@ -30,6 +30,7 @@ from echo_desk.gateway.clients import BadClientName, client_key, display_name
 from echo_desk.gateway.hand_back_failure import HandBackFailure, NotHandedBack
 from echo_desk.gateway.handed import (
     HAND_BACK_SECONDS,
+    QUIT_BEFORE_IT_RAN,
     QUIT_WHILE_RUNNING,
     Ending,
     InAppBackend,
@@ -150,8 +151,8 @@ class GatewayService:
         #: waiting for them (``PENDING_PER_CLIENT``), made on this loop; every client's in ``_waiting``.
         self._approval_turns: dict[str, ApprovalTurns] = {}
         self._waiting = WaitingRoom()
-        #: Set when the app quits: a relayed call it withdraws is answered so (``QUIT_WHILE_RUNNING``),
-        #: and one that comes after is refused so.
+        #: Set when the app quits: a call it withdraws is answered so (``QUIT_WHILE_RUNNING``), and
+        #: one that comes after, relayed or on a handed session, is not run (``QUIT_BEFORE_IT_RAN``).
         self._quitting = False
 
     # -- lifecycle ----------------------------------------------------------------------------
@@ -395,7 +396,7 @@ class GatewayService:
         def listed(tools: list[dict[str, Any]]) -> None:
             self._listed(connection, tools)
 
-        session = McpSession(InAppBackend(connection.session, listed))
+        session = McpSession(InAppBackend(connection.session, listed, lambda: self._quitting))
         connection.tools_changed = session.tools_changed
         connection.serving = asyncio.current_task()
         try:
@@ -455,7 +456,7 @@ class GatewayService:
 
         if self._quitting:
             await _try_send(out, {"type": "result", "id": request_id,
-                                  "result": error_result(QUIT_WHILE_RUNNING.format(tool=name))})
+                                  "result": error_result(QUIT_BEFORE_IT_RAN.format(tool=name))})
             return
         try:
             result = await connection.session.call(name, arguments or {}, progress)
