@@ -18,19 +18,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from echo_desk.agent.host import ApprovalDecision, ApprovalRequest, NoOneToAsk
+from echo_desk.gateway.left_out import LeftOut
 from echo_desk.gateway.session import ClientSession, Engine
 from echo_desk.gateway.tools_backend import Progress
-from echo_desk.store.audit import tools_listed_without
 from echo_desk.tools.host import NullToolHost
-
-log = logging.getLogger(__name__)
 
 #: How long a list of the tools waits for MCP servers still starting. Most start within it; a
 #: client's own wait for the list is longer (the TypeScript SDK's 60 s) but some clients give up
@@ -79,11 +76,11 @@ class LocalBackend:
     #: ``notifications/tools/list_changed``).
     on_tools_changed: Callable[[], None] | None = None
     _late: asyncio.Task[None] | None = field(default=None, init=False)
-    #: The servers last recorded as left out: a client listing again while they start is not
-    #: recorded again.
-    _recorded: list[str] = field(default_factory=list, init=False)
+    _left_out: LeftOut = field(init=False)
 
     def __post_init__(self) -> None:
+        # Said on the gateway's stderr, which its client keeps in its own log.
+        self._left_out = LeftOut(self.session.client, logging.WARNING)
         closing = self.close
 
         async def close() -> None:  # a closed engine's tools are not news to the client
@@ -108,21 +105,10 @@ class LocalBackend:
             pass  # answered without the servers still starting; the client hears of them later
         tools = self.session.tools()
         starting = self.still_starting()
-        if starting:
-            self._left_out(starting, tools)
+        self._left_out.listed(starting, self.session.engine.dispatcher.audit)
+        if starting and (self._late is None or self._late.done()):
+            self._late = asyncio.ensure_future(self._tell_when_started(tools))
         return tools
-
-    def _left_out(self, servers: list[str], listed: list[dict[str, Any]]) -> None:
-        client = self.session.client
-        if servers != self._recorded:
-            self._recorded = servers
-            log.warning("listed the tools of %s without those of MCP servers still starting: %s", client,
-                        ", ".join(servers))
-            audit = self.session.engine.dispatcher.audit
-            if audit is not None:
-                audit.append(tools_listed_without(client, time.time(), servers))
-        if self._late is None or self._late.done():
-            self._late = asyncio.ensure_future(self._tell_when_started(listed))
 
     async def _tell_when_started(self, listed: list[dict[str, Any]]) -> None:
         await self.all_ready()
