@@ -22,15 +22,19 @@ from echo_desk.tools.host import FormText
 
 #: A message longer than this is cut: a dozen screens of the dialog's box.
 MOST_MESSAGE_CHARS = 10_000
-#: A field's title, description or default longer than this is cut.
+#: A field's description or default longer than this is cut (one is a tooltip, the other a
+#: one-line field: neither grows the dialog).
 MOST_FORM_TEXT_CHARS = 1_000
+#: A field's title longer than this is cut: it is the field's label, wrapped beside it, and a
+#: longer one pushed the form past the screen's height.
+MOST_TITLE_CHARS = 200
 #: A form with more fields, or a field with more choices, is refused.
 MOST_FIELDS = 50
 MOST_CHOICES = 200
 #: A field name or a choice longer than this (its JSON text, for a choice) is refused.
 MOST_NAME_CHARS = 200
 
-_CUT_TEXTS: tuple[FormText, ...] = ("title", "description")
+_CUT_TEXTS: dict[FormText, int] = {"title": MOST_TITLE_CHARS, "description": MOST_FORM_TEXT_CHARS}
 
 
 class UnshowableForm(ValueError):
@@ -82,9 +86,9 @@ def cap_question(message: str, schema: dict[str, Any] | None) -> CappedQuestion:
             shown[name] = spec
             continue
         spec = dict(spec)
-        for key in _CUT_TEXTS:
+        for key, most in _CUT_TEXTS.items():
             if isinstance(spec.get(key), str):
-                spec[key], cuts[(name, key)] = cut(spec[key], MOST_FORM_TEXT_CHARS)
+                spec[key], cuts[(name, key)] = cut(spec[key], most)
         default = spec.get("default")
         if isinstance(default, str):
             spec["default"], cuts[(name, "default")] = cut(default, MOST_FORM_TEXT_CHARS)

@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 
 from echo_desk.mcp.config import parse_server
-from echo_desk.mcp.question_caps import MOST_CHOICES, MOST_FIELDS, MOST_FORM_TEXT_CHARS, MOST_MESSAGE_CHARS
+from echo_desk.mcp.question_caps import (
+    MOST_CHOICES,
+    MOST_FIELDS,
+    MOST_FORM_TEXT_CHARS,
+    MOST_MESSAGE_CHARS,
+    MOST_TITLE_CHARS,
+)
 from echo_desk.tools import Answer
 from tests.mcp.helpers import HERE, get_tool
 from tests.mcp.test_everything import AnsweringHost, ctx
@@ -52,8 +58,8 @@ async def test_a_forms_long_texts_are_cut_and_a_kept_default_goes_back_whole(mak
     [question] = kept.questions
     note = question.schema["properties"]["note"]
     assert (note["title"], note["description"], note["default"]) == (
-        "T" * MOST_FORM_TEXT_CHARS, "D" * MOST_FORM_TEXT_CHARS, "Y" * MOST_FORM_TEXT_CHARS)
-    assert question.form_cuts == {("note", "title"): 2000, ("note", "description"): 500, ("note", "default"): 4000}
+        "T" * MOST_TITLE_CHARS, "D" * MOST_FORM_TEXT_CHARS, "Y" * MOST_FORM_TEXT_CHARS)
+    assert question.form_cuts == {("note", "title"): 2800, ("note", "description"): 500, ("note", "default"): 4000}
     assert question.prompt_cut == 0
     # Kept as shown (cut), the server's default goes back as the server gave it, not cut.
     assert answer == {"action": "accept", "content": {"note": long, "short": "yes"}}

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QComboBox, QLineEdit
 
 from echo_desk.mcp import McpManager
 from echo_desk.mcp.config import parse_server
-from echo_desk.mcp.question_caps import MOST_FORM_TEXT_CHARS, MOST_MESSAGE_CHARS
+from echo_desk.mcp.question_caps import MOST_FORM_TEXT_CHARS, MOST_MESSAGE_CHARS, MOST_TITLE_CHARS
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import ToolExecutionContext
 from echo_desk.ui.approval.host import QtHost
@@ -127,7 +127,7 @@ def test_a_long_question_and_form_say_where_they_were_cut(qtbot, qloop) -> None:
         qloop, {"message": "Q", "pad": 49_999, "schema": schema}, read)
     assert prompt.endswith(f"\n… (cut: {50_000 - MOST_MESSAGE_CHARS:,} more characters)")
     assert len(prompt) < MOST_MESSAGE_CHARS + 100
-    assert title == "T" * MOST_FORM_TEXT_CHARS + " … (cut: 2,000 more characters)"
+    assert title == "T" * MOST_TITLE_CHARS + " … (cut: 2,800 more characters)"
     assert tooltip == "D" * MOST_FORM_TEXT_CHARS + "\n… (cut: 500 more characters)"
     assert default == "Y" * MOST_FORM_TEXT_CHARS + " … (cut: 4,000 more characters)"
     assert got["content"] == {"confirm": long}  # kept, the server's own default goes back whole
