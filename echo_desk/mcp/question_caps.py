@@ -7,13 +7,15 @@ loop, each text is cut to a readable size; the host is told how much of each was
 says so, and the log keeps the full sizes.
 
 What a person picks and sends back cannot be cut: a field's name, a choice. A form whose names
-or choices are too long, or too many, to be shown whole is refused, not shown in part. A cut
+or choices are too long, or too many, to be shown whole is refused, not shown in part; so is a
+number field whose default or bounds are not numbers (no number box can show "abc"). A cut
 default is the server's own value: the answer "keep it" sends it back whole (``restore``).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +69,34 @@ def cap_message(message: str) -> tuple[str, int]:
     return cut(message, MOST_MESSAGE_CHARS)
 
 
+def _check_field(name: str, spec: dict[str, Any]) -> None:
+    """Raise ``UnshowableForm`` when a part of the field that is sent back, or a number box's
+    value, cannot be shown whole."""
+    if len(name) > MOST_NAME_CHARS:
+        raise UnshowableForm(f"a field's name is {len(name)} characters long; Echo Desk shows at most {MOST_NAME_CHARS}")
+    default = spec.get("default")
+    if "default" in spec and not isinstance(default, str) and _json_length(default) > MOST_NAME_CHARS:
+        raise UnshowableForm(f"the default of the field {name!r} is not a text and too long to show")
+    if spec.get("type") in ("integer", "number"):
+        for key in ("default", "minimum", "maximum"):
+            value = spec.get(key)
+            if key in spec and (isinstance(value, bool) or not isinstance(value, int | float)
+                                or not math.isfinite(value)):
+                raise UnshowableForm(f"the {key} of the number field {name!r} is not a number")
+    choices = spec.get("enum")
+    if isinstance(choices, list):
+        if len(choices) > MOST_CHOICES:
+            raise UnshowableForm(f"the field {name!r} has {len(choices)} choices; Echo Desk shows at most "
+                                 f"{MOST_CHOICES}")
+        if any(_json_length(choice) > MOST_NAME_CHARS for choice in choices):
+            raise UnshowableForm(f"a choice of the field {name!r} is longer than {MOST_NAME_CHARS} characters, "
+                                 "the most Echo Desk shows")
+
+
+def _json_length(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False, default=str))
+
+
 def cap_question(message: str, schema: dict[str, Any] | None) -> CappedQuestion:
     """``message`` and ``schema``'s shown texts cut; raises ``UnshowableForm``."""
     prompt, prompt_cut = cap_message(message)
@@ -79,12 +109,11 @@ def cap_question(message: str, schema: dict[str, Any] | None) -> CappedQuestion:
     cuts: dict[tuple[str, FormText], int] = {}
     whole_defaults: dict[str, str] = {}
     for name, spec in props.items():
-        if len(name) > MOST_NAME_CHARS:
-            raise UnshowableForm(f"a field's name is {len(name)} characters long; Echo Desk shows at most "
-                                 f"{MOST_NAME_CHARS}")
         if not isinstance(spec, dict):
+            _check_field(name, {})
             shown[name] = spec
             continue
+        _check_field(name, spec)
         spec = dict(spec)
         for key, most in _CUT_TEXTS.items():
             if isinstance(spec.get(key), str):
@@ -94,16 +123,6 @@ def cap_question(message: str, schema: dict[str, Any] | None) -> CappedQuestion:
             spec["default"], cuts[(name, "default")] = cut(default, MOST_FORM_TEXT_CHARS)
             if cuts[(name, "default")]:
                 whole_defaults[name] = default
-        elif "default" in spec and len(json.dumps(default, default=str)) > MOST_NAME_CHARS:
-            raise UnshowableForm(f"the default of the field {name!r} is not a text and too long to show")
-        choices = spec.get("enum")
-        if isinstance(choices, list):
-            if len(choices) > MOST_CHOICES:
-                raise UnshowableForm(f"the field {name!r} has {len(choices)} choices; Echo Desk shows at most "
-                                     f"{MOST_CHOICES}")
-            if any(len(json.dumps(choice, default=str)) > MOST_NAME_CHARS for choice in choices):
-                raise UnshowableForm(f"a choice of the field {name!r} is longer than {MOST_NAME_CHARS} characters, "
-                                     "the most Echo Desk shows")
         shown[name] = spec
     return CappedQuestion(prompt, prompt_cut, {**schema, "properties": shown},
                           {where: n for where, n in cuts.items() if n}, whole_defaults)

@@ -72,7 +72,10 @@ async def test_a_forms_long_texts_are_cut_and_a_kept_default_goes_back_whole(mak
     {"type": "object", "properties": {"pick": {"type": "string", "enum": [f"c{i}" for i in range(MOST_CHOICES + 1)]}}},
     {"type": "object", "properties": {"pick": {"type": "string", "enum": ["short", "c" * 5000]}}},
     {"type": "object", "properties": {"n" * 5000: {"type": "string"}}},
-], ids=["too many fields", "too many choices", "a long choice", "a long field name"])
+    {"type": "object", "properties": {"count": {"type": "integer", "default": "abc"}}},
+    {"type": "object", "properties": {"price": {"type": "number", "minimum": "x"}}},
+], ids=["too many fields", "too many choices", "a long choice", "a long field name", "a default not a number",
+        "a bound not a number"])
 async def test_a_form_that_cannot_be_shown_whole_is_refused_unshown(make_manager, registry, schema) -> None:
     """A name or a choice is what the answer sends back: cut, it would be another one."""
     host = AnsweringHost(Answer(action="accept"))

@@ -243,8 +243,11 @@ class QuestionDialog(QDialog):
             return box
         if kind == "integer":
             spin = QSpinBox()
-            spin.setRange(int(spec.get("minimum", -2**31)), int(spec.get("maximum", 2**31 - 1)))
-            spin.setValue(int(default or 0))
+            # A spin box holds 32-bit values: wider bounds are narrowed to them, not overflowed.
+            low, high = -2**31, 2**31 - 1
+            spin.setRange(max(low, min(high, int(spec.get("minimum", low)))),
+                          max(low, min(high, int(spec.get("maximum", high)))))
+            spin.setValue(max(low, min(high, int(default or 0))))
             return spin
         if kind == "number":
             dspin = QDoubleSpinBox()

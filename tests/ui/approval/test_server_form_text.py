@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QComboBox, QLineEdit
+from PySide6.QtWidgets import QComboBox, QLineEdit, QSpinBox
 
 from echo_desk.mcp import McpManager
 from echo_desk.mcp.config import parse_server
@@ -131,3 +131,17 @@ def test_a_long_question_and_form_say_where_they_were_cut(qtbot, qloop) -> None:
     assert tooltip == "D" * MOST_FORM_TEXT_CHARS + "\n… (cut: 500 more characters)"
     assert default == "Y" * MOST_FORM_TEXT_CHARS + " … (cut: 4,000 more characters)"
     assert got["content"] == {"confirm": long}  # kept, the server's own default goes back whole
+
+
+def test_a_number_field_with_bounds_past_a_spin_box_is_shown_narrowed(qtbot, qloop) -> None:
+    """A spin box holds 32-bit values: a maximum of 2**40 raised OverflowError building the dialog."""
+    def read(dialog: QuestionDialog) -> tuple[int, int]:
+        field = dialog.fields["count"]
+        assert isinstance(field, QSpinBox)
+        dialog.ok.click()
+        return field.maximum(), field.value()
+
+    schema = {"type": "object", "properties": {"count": {"type": "integer", "maximum": 2**40, "default": 2**35}}}
+    (maximum, value), got = _ask_through_server(qloop, {"message": "How many?", "schema": schema}, read)
+    assert maximum == value == 2**31 - 1
+    assert got["content"] == {"count": 2**31 - 1}
