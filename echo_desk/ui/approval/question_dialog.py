@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -41,6 +42,9 @@ from echo_desk.ui.widgets.full_text_box import plain_tooltip
 
 #: How many lines of the question show before it scrolls.
 MOST_PROMPT_LINES = 20
+#: The fewest its box gives way to when the form under it needs the room (a long field title on
+#: a small screen): held at full height, the form's rows were drawn over the server's text.
+LEAST_PROMPT_LINES = 5
 
 
 def _plain_label(text: str) -> QLabel:
@@ -111,7 +115,10 @@ class QuestionDialog(QDialog):
             self.prompt_scroll.setFrameShape(QFrame.Shape.NoFrame)
             self.prompt_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
             self.prompt_scroll.setWidget(prompt)
-            self.prompt_scroll.setFixedHeight(self.fontMetrics().lineSpacing() * MOST_PROMPT_LINES)
+            line = self.fontMetrics().lineSpacing()
+            self.prompt_scroll.setMinimumHeight(line * LEAST_PROMPT_LINES)
+            self.prompt_scroll.setMaximumHeight(line * MOST_PROMPT_LINES)
+            self.prompt_scroll.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
             layout.addWidget(self.prompt_scroll)
         else:
             layout.addWidget(prompt)
