@@ -69,6 +69,15 @@ def _asker_text(question: Question) -> str:
     return _("The agent asks:")
 
 
+def _choice_titles(spec: JsonObject) -> list[str]:
+    """What each choice of ``spec["enum"]`` is shown as: its title (``enumNames``, one a choice,
+    as the core gives them), else the value itself."""
+    values, titles = list(spec["enum"]), spec.get("enumNames")
+    if isinstance(titles, list) and len(titles) == len(values) and all(isinstance(t, str) for t in titles):
+        return titles
+    return [str(value) for value in values]
+
+
 class QuestionDialog(QDialog):
     """Non-blocking: ``open()`` it and listen to ``answered`` (emitted exactly once)."""
 
@@ -239,14 +248,16 @@ class QuestionDialog(QDialog):
         default = spec.get("default")
         if "enum" in spec:
             combo = QComboBox()
-            combo.addItems([visible(str(v), one_line=True) for v in spec["enum"]])
+            combo.addItems([visible(title, one_line=True) for title in _choice_titles(spec)])
             if default in spec["enum"]:
                 combo.setCurrentIndex(list(spec["enum"]).index(default))
             combo.setProperty("enum_values", list(spec["enum"]))
             return combo
         if kind == "boolean":
             box = QCheckBox()
-            box.setChecked(bool(default))
+            # Only a real true ticks it: bool("false") is True (the core refuses such a form from
+            # a server; this holds for any other asker).
+            box.setChecked(default is True)
             return box
         if kind == "integer":
             spin = QSpinBox()
