@@ -38,6 +38,7 @@ from echo_desk.tools.host import Answer, AnswerAction, Question
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui.approval.front_delay import FrontDelay
 from echo_desk.ui.core import i18n_qt, theme
+from echo_desk.ui.core.wrap_text import breakable
 from echo_desk.ui.widgets.full_text_box import plain_tooltip
 
 #: How many lines of the question show before it scrolls.
@@ -212,8 +213,9 @@ class QuestionDialog(QDialog):
             text = visible(str(spec.get("title") or name), one_line=True)
             if cut := question.form_cuts.get((name, "title"), 0):
                 text += " " + cut_note(cut)
-            label.setText(text + (" *" if name in required else ""))
-            self.fields[name].setAccessibleName(label.text())
+            text += " *" if name in required else ""
+            label.setText(breakable(text))
+            self.fields[name].setAccessibleName(text)
             if spec.get("description"):
                 cut = question.form_cuts.get((name, "description"), 0)
                 self.fields[name].setToolTip(plain_tooltip(str(spec["description"])

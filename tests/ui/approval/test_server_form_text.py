@@ -23,6 +23,7 @@ from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import Question, ToolExecutionContext
 from echo_desk.ui.approval.host import QtHost
 from echo_desk.ui.approval.question_dialog import QuestionDialog
+from echo_desk.ui.core.wrap_text import BREAK_POINT
 from tests.mcp.helpers import HERE
 from tests.ui.conftest import next_emission, within
 
@@ -99,7 +100,7 @@ def test_each_other_text_of_a_form_is_shown_with_its_hidden_characters_as_escape
 
     def read(dialog: QuestionDialog) -> str:
         field = dialog.fields["confirm"]
-        text = {"title": lambda: dialog.field_labels["confirm"].text(),
+        text = {"title": lambda: dialog.field_labels["confirm"].text().replace(BREAK_POINT, ""),
                 "description": lambda: _tooltip_text(field.toolTip()),
                 "choice": lambda: field.currentText() if isinstance(field, QComboBox) else ""}[kind]()
         dialog.ok.click()
@@ -117,7 +118,8 @@ def test_a_long_question_and_form_say_where_they_were_cut(qtbot, qloop) -> None:
     def read(dialog: QuestionDialog) -> tuple[str, str, str, str]:
         field = dialog.fields["confirm"]
         assert isinstance(field, QLineEdit)
-        texts = (dialog.prompt.text(), dialog.field_labels["confirm"].text(), _tooltip_text(field.toolTip()),
+        texts = (dialog.prompt.text(), dialog.field_labels["confirm"].text().replace(BREAK_POINT, ""),
+                 _tooltip_text(field.toolTip()),
                  field.text())
         dialog.ok.click()
         return texts
