@@ -34,7 +34,7 @@ from echo_desk.common.cut_text import cut_note
 from echo_desk.common.secret_names import is_secret_field
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
-from echo_desk.tools.host import Answer, AnswerAction, Question
+from echo_desk.tools.host import Answer, AnswerAction, Question, choice_titles
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui.approval.front_delay import FrontDelay
 from echo_desk.ui.core import i18n_qt, theme
@@ -68,15 +68,6 @@ def _asker_text(question: Question) -> str:
     if who:
         return _("The agent ({scope}) asks:").format(scope=visible(who, one_line=True))
     return _("The agent asks:")
-
-
-def _choice_titles(spec: JsonObject) -> list[str]:
-    """What each choice of ``spec["enum"]`` is shown as: its title (``enumNames``, one a choice,
-    as the core gives them), else the value itself."""
-    values, titles = list(spec["enum"]), spec.get("enumNames")
-    if isinstance(titles, list) and len(titles) == len(values) and all(isinstance(t, str) for t in titles):
-        return titles
-    return [str(value) for value in values]
 
 
 class QuestionDialog(QDialog):
@@ -250,7 +241,7 @@ class QuestionDialog(QDialog):
         default = spec.get("default")
         if "enum" in spec:
             combo = QComboBox()
-            combo.addItems([visible(title, one_line=True) for title in _choice_titles(spec)])
+            combo.addItems([visible(title, one_line=True) for title in choice_titles(spec)])
             if default in spec["enum"]:
                 combo.setCurrentIndex(list(spec["enum"]).index(default))
             combo.setProperty("enum_values", list(spec["enum"]))
