@@ -156,6 +156,11 @@ async def test_a_rule_allow_is_kept_per_arguments(runtime, scope, rulings) -> No
     other = await runtime.dispatcher.execute_tool(echo("c3", "bye"), scope, host)
     assert not other.ok and [r.call_id for r in host.requests] == ["c3"]
     assert rulings == ["c1", "c3"]
+    await runtime.dispatcher.recorded("c3")
+    first, again = audit_of(runtime, "c1"), audit_of(runtime, "c2")
+    assert first["decision"] == again["decision"] == "auto"
+    assert first["rule_source"] == again["rule_source"] and first["rule_source"].endswith("permissions.toml line 1")
+    assert first["provenance"] == again["provenance"]
 
 
 async def test_a_workspace_no_longer_trusted_between_two_calls_asks_the_second(runtime, scope, workspace) -> None:
