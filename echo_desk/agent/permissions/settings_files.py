@@ -612,9 +612,11 @@ def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
 #: Programs that read each folder option from the folder they run in, not from another's, when
 #: none of their options changes folder first (``folder_moves``): ``cd src && cmake -S .. -B .``
 #: configured the workspace into src/ and opened nothing above it, ``hg -R .. status`` run in
-#: src read the workspace's repository (strace, cmake 3.25, hg 6.3, bash and dash, s240). The
-#: others' options are read from each other's folders too: more folders, never fewer.
-_EACH_FROM_WHERE_IT_RUNS = frozenset({"cmake", "hg"})
+#: src read the workspace's repository (strace, cmake 3.25, hg 6.3, bash and dash, s240);
+#: ``cd src && just -d .. -f ../justfile x`` opened the workspace's justfile and ran x there
+#: (just 1.59 refuses a search folder beside -d or -f; s254). The others' options are read from
+#: each other's folders too: more folders, never fewer.
+_EACH_FROM_WHERE_IT_RUNS = frozenset({"cmake", "hg", "just"})
 
 
 def option_folders(program: str, words: Sequence[str | None], cwds: Sequence[Path],
