@@ -656,11 +656,24 @@ _MESON_COMMANDS = frozenset({"configure", "dist", "install", "introspect", "init
                              "runpython"})
 #: cmake's modes whose words are not the folders it configures (commands, a script, a build).
 _CMAKE_MODES = frozenset({"-E", "-P", "--build", "--install", "--open", "--workflow"})
+#: meson setup's options taking a value that is neither a folder it configures nor one it
+#: reads (meson 1.12's ``setup --help``): the install folders, recorded for ``meson install``
+#: (``meson setup --prefix /x build`` wrote only below build/, opened nothing below /x: strace,
+#: bash and dash, s254), and choices. The search paths (``--pkg-config-path``,
+#: ``--cmake-prefix-path``: files it reads, cmake code among them) still count as folders.
+_MESON_SETUP_VALUED = frozenset({
+    "--prefix", "--bindir", "--datadir", "--includedir", "--infodir", "--libdir", "--licensedir", "--libexecdir",
+    "--localedir", "--localstatedir", "--mandir", "--sbindir", "--sharedstatedir", "--sysconfdir",
+    "--python.platlibdir", "--python.purelibdir", "--auto-features", "--backend", "--genvslite", "--buildtype",
+    "--default-library", "--default-both-libraries", "--install-umask", "--layout", "--namingscheme",
+    "--optimization", "--unity", "--unity-size", "--warnlevel", "--wrap-mode", "--force-fallback-for",
+    "--python.bytecompile", "--python.install-env",
+})
 #: Options whose value is the next word, not an operand: settings, generators, and the files
 #: ``CODE_FILE_OPTIONS`` judges (``cmake -C ~/c.cmake -S src``). Any other option's next word
 #: counts as a folder (more folders, never fewer).
 _VALUED = {"cmake": frozenset({"-C", "-D", "-U", "-G", "-T", "-A", "--toolchain", "--preset"}),
-           "meson": frozenset({"-D", "--native-file", "--cross-file"})}
+           "meson": frozenset({"-D", "--native-file", "--cross-file", *_MESON_SETUP_VALUED})}
 
 
 def _configured_folders(program: str, words: Sequence[str | None]) -> list[str | None]:
