@@ -90,7 +90,7 @@ def working_folder_words(program: str | None, argv: Sequence[str | None]) -> fro
     to read or write below: ``ninja -C ..`` run in src builds the workspace as ``ninja`` run at
     its top does (strace, ninja 1.11 and just 1.59, bash and dash, s254)."""
     if program == "just":
-        return frozenset(k + 1 for k in just_working_folder_words(argv[1:]))
+        return frozenset(k + 1 for k in just_working_folder_words(tuple(argv[1:])))
     if program == "git" or program not in CHANGES_FOLDER:
         return frozenset()
     return moves(program, argv).words
