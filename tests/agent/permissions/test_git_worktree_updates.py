@@ -234,8 +234,16 @@ def test_git_clean_that_may_delete_still_asks(setup: Setup, repository: Path, li
     assert _verdict(setup, line) is not Effect.ALLOW
 
 
-def test_deleting_with_git_clean_is_covered_only_by_a_rule_naming_the_option(setup: Setup, repository: Path) -> None:
+@pytest.mark.parametrize("line", ["git clean -d", "git clean -x", "git clean -X", "git clean -qd", "git clean -fd",
+                                  "git clean -i", "git clean --force"])
+def test_git_clean_deleting_more_is_covered_only_by_a_rule_naming_the_option(setup: Setup, repository: Path,
+                                                                             line: str) -> None:
+    # (where clean.requireForce = false, -x deletes the ignored files too, .env among them: no
+    # deny below needed for that to matter)
     _rules(setup, GIT_AND_OUT)
-    assert _verdict(setup, "git clean -fd") is not Effect.ALLOW
+    assert _verdict(setup, line) is not Effect.ALLOW
+
+
+def test_deleting_with_git_clean_is_covered_by_a_rule_naming_the_option(setup: Setup, repository: Path) -> None:
     _rules(setup, GIT_AND_OUT + rule_text("git clean -fd"))
     assert _verdict(setup, "git clean -fd") is Effect.ALLOW
