@@ -19,6 +19,7 @@ from typing import Any, TextIO
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
 from echo_desk.cli.browser import open_in_browser
 from echo_desk.cli.words import RISK_LABELS, label
+from echo_desk.common.cut_text import cut_note
 from echo_desk.common.secret_names import is_secret_field
 from echo_desk.common.visible_text import split_lines, visible, visible_json
 from echo_desk.i18n import N_, _, aside, labelled, list_text, shown, translate_in
@@ -107,6 +108,8 @@ class TerminalHost(NullToolHost):
         show = self._show
         self._print("\n── " + asker_line(question, ascii_only=self.ascii_only))
         self._print("   " + show(question.prompt).replace("\n", "\n   "))
+        if question.prompt_cut:
+            self._print("   " + cut_note(question.prompt_cut))
         if question.mcp_server:
             self._print("   " + _("(your answer is sent to the MCP server {server}; Echo Desk never asks for its own "
                                   "keys or passwords here)").format(server=show(question.mcp_server, one_line=True)))
@@ -117,7 +120,7 @@ class TerminalHost(NullToolHost):
         if question.schema:
             values: dict[str, object] = {}
             for name, spec in (question.schema.get("properties") or {}).items():
-                value = await self._ask_field(name, spec if isinstance(spec, dict) else {})
+                value = await self._ask_field(name, spec if isinstance(spec, dict) else {}, question)
                 if value is not _UNSET:
                     values[name] = value
             return Answer(action=AnswerAction.ACCEPT, values=values)
@@ -139,7 +142,7 @@ class TerminalHost(NullToolHost):
             self._print("   " + _("(no browser here: open the address above yourself)"))
         return Answer(action=AnswerAction.ACCEPT)
 
-    async def _ask_field(self, name: str, spec: dict[str, Any]) -> object:
+    async def _ask_field(self, name: str, spec: dict[str, Any], question: Question) -> object:
         """One form field, converted to its schema type; asked again until the text fits.
         An empty answer takes the default (a field without one is left out, a text is "")."""
         default = spec.get("default", _UNSET)
@@ -149,6 +152,10 @@ class TerminalHost(NullToolHost):
             " " + _(_TYPE_HINTS[kind]) if kind in _TYPE_HINTS else "")
         hint = self._show(hint, one_line=True)
         title = self._show(str(spec.get("title") or name), one_line=True)
+        if cut := question.form_cuts.get((name, "title"), 0):
+            title += " " + cut_note(cut)
+        if cut := question.form_cuts.get((name, "default"), 0):
+            shown += " " + cut_note(cut)
         secret = looks_secret(name, spec)
         while True:
             if secret:

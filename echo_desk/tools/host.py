@@ -7,8 +7,12 @@ from any thread; the implementation marshals to wherever it needs to be.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
+
+#: The texts of a form field a host shows: its title, its description, its default value.
+FormText = Literal["title", "description", "default"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -22,6 +26,9 @@ class Question:
     ``url``: the asker wants the person to open this address (an MCP server's URL-mode
     elicitation). It is shown in full; accepting means "open it", and the host opens it in the
     browser only then.
+    ``prompt_cut`` and ``form_cuts``: how many characters of the asker's text were left out
+    before the question reached the host (an MCP server's is capped in the core), of the prompt
+    and of each field's texts by (property name, which text); the host says so where each ends.
     """
 
     prompt: str
@@ -33,6 +40,8 @@ class Question:
     #: The app (a gateway client, by its display name) during whose call the server asks;
     #: empty in Echo Desk's own chat.
     client: str = ""
+    prompt_cut: int = 0
+    form_cuts: Mapping[tuple[str, FormText], int] = field(default_factory=dict)
 
 
 class AnswerAction(enum.StrEnum):

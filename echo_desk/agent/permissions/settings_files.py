@@ -1138,7 +1138,7 @@ def _may_write_a_shape(pattern: PathPattern, roots: list[Path], place: Place) ->
     """Whether ``pattern`` (an allow rule's) may match a file below ``place.folder`` of one of
     its shapes: the pattern's parts against the folder's and the shape's, wildcards against
     wildcards. Deny and ask rules are not weighed: the place counts, erring wide."""
-    tail = [part for part in pattern.text.split("/")[1:] if part][_plain_count(pattern):]
+    tail = pattern.glob_parts()
     if pattern.names_folders and tail[-1:] != ["**"]:
         tail.append("**")
     folder = [tuple(part) for part in place.folder.parts[1:]]
@@ -1151,16 +1151,6 @@ def _may_write_a_shape(pattern: PathPattern, roots: list[Path], place: Place) ->
                     and name_globs.may_share_a_path(tail, target[len(base):]):
                 return True
     return False
-
-
-def _plain_count(pattern: PathPattern) -> int:
-    """How many leading parts of ``pattern`` are plain names (``PathPattern.bases`` holds them)."""
-    count = 0
-    for segment in pattern.text.split("/")[1:]:
-        if not segment or any(c in segment for c in "*?[]!\\"):
-            break
-        count += 1
-    return count
 
 
 def _may_name(pattern: PathPattern, code: tuple[tuple[str, ...], ...]) -> bool:

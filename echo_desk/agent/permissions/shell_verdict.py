@@ -41,6 +41,7 @@ from echo_desk.agent.permissions import (
     settings_files,
 )
 from echo_desk.agent.permissions import program_options as table
+from echo_desk.agent.permissions.below_reach import reaches_below
 from echo_desk.agent.permissions.compiled import Compiled
 from echo_desk.agent.permissions.decide import (
     Bucket,
@@ -656,36 +657,24 @@ class _Judge:
         if not all(self._writes_allowed(path, sandbox, values)
                    for path in self._nearest(reading.written_nearest, values)):
             return False
-        if any(self._below_refused(folder, values) for folder in reading.written_below if folder is not None):
+        if any(self._below_refused(folder) for folder in reading.written_below if folder is not None):
             return False
-        if not self._worktree_update_allowed(values):
+        if any(self._below_refused(top, repository_aside=True) for top in self._worktree_tops(values)):
             return False
         links = [p for folder in reading.written_below if folder is not None for p in self._links_below(folder)]
         if not all(self._writes_allowed(path, sandbox, values) for path in links):
             return False
         return all(self._rewritten_allowed(target) for target in reading.rewritten)
 
-    def _worktree_update_allowed(self, values: tuple[str | None, ...]) -> bool:
-        """Whether a git command that writes worktree files from a tree git chooses
-        (``git_worktree_updates``: ``git checkout BRANCH``, ``git merge``) may: no deny or ask
-        write rule may match anything below the top of its worktree. The repository's own
-        folder is git's (no tree puts a file in ``.git``), and trusting git is what a rule
-        naming it is for, so the allow rules are not asked for every file there."""
+    def _worktree_tops(self, values: tuple[str | None, ...]) -> list[str | None]:
+        """The tops of the worktrees a git command writes files below from a tree git chooses
+        (``git_worktree_updates``: ``git checkout BRANCH``, ``git merge``); ``None``: one only
+        known when the line runs."""
         if not values or programs.name_of(values[0] or "") != "git" or not git_worktree_updates.updates_worktree(values):
-            return True
+            return []
         if not self.cwd_known:
-            return False
-        found = git_worktree_updates.tops(values, self.cwds)
-        if None in found:
-            return False
-        refusing = [c for c in self.rules.write
-                    if c.rule is not None and c.rule.effect in (Effect.DENY, Effect.ASK)]
-        for top in (Path(t) for t in found if t is not None):
-            for place in dict.fromkeys((Path(os.path.normpath(top)), Path(os.path.realpath(top)))):
-                if any(_reaches_below(c, place, self.where) for c in refusing) or any(
-                        place == p or place in p.parents for p in self.where.protected):
-                    return False
-        return True
+            return [None]
+        return git_worktree_updates.tops(values, self.cwds)
 
     def _rewritten_allowed(self, target: str | None) -> bool:
         """Whether a program may rewrite ``target`` in place (``Reading.rewritten``): it, and
@@ -755,12 +744,34 @@ class _Judge:
             found += [str(folder / name) for folder in dict.fromkeys(folders) for name in names]
         return found
 
-    def _below_refused(self, folder: str, own: tuple[str | None, ...]) -> bool:
+    def _below_refused(self, folder: str | None, *, repository_aside: bool = False) -> bool:
         """Whether a deny or ask write rule may match something below a folder a program writes
-        anywhere below (``tar -x`` in the workspace, ``@workspace/secret/**`` denied): the names
-        standing for what it writes there match no such rule, so the folder itself is judged
-        as a write, as the file tools judge a write to a folder above what a deny names."""
-        return self._write_effect(Word(folder, folder), own) in (Effect.DENY, Effect.ASK)
+        anywhere below (``tar -x -C out`` beside ``@workspace/**/.github/**`` denied): the names
+        standing for what it writes there match no glob starting above the folder, so the rules'
+        starting folders are judged (``below_reach``), and the protected places there, for the
+        folder as written and as the kernel reads it. ``None``: a folder only known when the
+        line runs. ``repository_aside``: a worktree's top git writes from a tree (see
+        ``below_reach.reaches_below``)."""
+        places = self._places(folder)
+        if places is None:
+            return True
+        refusing = [c for c in self.rules.write if c.rule is not None and c.rule.effect in (Effect.DENY, Effect.ASK)]
+        return any(reaches_below(c, place, self.where, repository_aside=repository_aside) for c in refusing
+                   for place in places) or any(place == p or place in p.parents
+                                               for place in places for p in self.where.protected)
+
+    def _places(self, folder: str | None) -> list[Path] | None:
+        """Where a folder word of the command leads, from each folder the line may run in: the
+        path as written (``..`` taken lexically) and as the kernel reads it; ``None`` when only
+        known when the line runs (a relative one after a ``cd`` to a folder not known, ``~user``)."""
+        if folder is None:
+            return None
+        texts = [_home_expanded(f, self.where.home) for f in self.tildes.spellings(folder)]
+        if None in texts or (not self.cwd_known and any(not os.path.isabs(t) for t in texts if t is not None)):
+            return None
+        joined = [t if os.path.isabs(t) else str(c / t) for t in texts if t is not None
+                  for c in ([Path("/")] if os.path.isabs(t) else self.cwds)]
+        return list(dict.fromkeys(p for j in joined for p in both_readings(j)))
 
     def _writes_allowed(self, path: str | None, sandbox: bool, own: tuple[str | None, ...] | None = None) -> bool:
         """Whether the write rules let a program (``own``) write ``path`` (``None``: only known
@@ -1501,17 +1512,6 @@ def _narrow_pattern(program: str, values: tuple[str | None, ...]) -> str:
 #: Names standing for anything a program may write below a folder (``tar -x``): a file in it,
 #: and one in a folder below it.
 _ANY_BELOW = ("any-file", "any-folder/any-file")
-
-
-def _reaches_below(item: Compiled, top: Path, where: floor.Where) -> bool:
-    """Whether a path rule may match a file below the folder ``top`` (git's own ``top/.git``
-    aside): one of its starting folders is ``top``, below it, or above it (``~/**/*.pem``)."""
-    if not isinstance(item.matcher, PathPattern):
-        return True
-    repository = top / ".git"
-    bases = [b for b in item.matcher.bases(workspaces=where.workspaces, home=where.home)
-             if b != repository and repository not in b.parents]
-    return any(b == top or top in b.parents or b in top.parents for b in bases)
 
 
 def _written_paths(reading: Reading) -> list[str | None]:

@@ -175,6 +175,31 @@ def test_a_long_question_scrolls_and_its_buttons_stay_on_the_screen(qtbot, promp
     assert dialog.asker.text() == "MCP server “notes” asks:"
 
 
+def test_a_long_question_gives_room_to_a_forms_long_labels_instead_of_drawing_over_them(qtbot) -> None:
+    """The question's box was 20 lines high whatever the form under it needed: with a long field
+    title in a dialog made small (or on a small screen), the form's rows were drawn over the
+    server's text. The box gives way (down to 5 lines) and scrolls."""
+    schema = {"type": "object", "properties": {
+        "confirm": {"type": "string", "title": "Type yes to go on"},
+        "note": {"type": "string", "title": "Note " + "Name of it " * 18}}}
+    dialog = QuestionDialog(Question(prompt="Allow? " * 20_000, schema=schema, asked_by="MCP server notes",
+                                     mcp_server="notes"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    # 150 pixels short of what it asks for: a smaller screen (Qt caps a window at two thirds of
+    # it), or the person making it smaller.
+    asked = dialog.height()
+    dialog.resize(dialog.width(), asked - 150)
+    qtbot.waitUntil(lambda: dialog.height() < asked)
+    assert dialog.prompt_scroll is not None
+    box_bottom = dialog.prompt_scroll.geometry().bottom()
+    for name, label in dialog.field_labels.items():
+        assert label.geometry().top() > box_bottom, name
+        assert dialog.fields[name].geometry().top() > box_bottom, name
+    assert dialog.ok.mapTo(dialog, dialog.ok.rect().bottomLeft()).y() <= dialog.height()
+
+
 def test_the_agents_question_says_the_agent_asks(qtbot) -> None:
     dialog = QuestionDialog(Question(prompt=H.BIDI_COMMENT, choices=("a", H.BIDI_FILENAME), asked_by="agent"))
     qtbot.addWidget(dialog)
