@@ -299,6 +299,11 @@ class ServerConnection:
         self._lane = lane
         self._process = lane.process
 
+    @property
+    def restarting(self) -> bool:
+        """Ended (or being ended) by Echo Desk to be started again."""
+        return self._restarting
+
     def end_now(self, *, restarting: bool = False) -> bool:
         """On any thread: end the server's process (and all it started) and wait until it is gone,
         so that it reads nothing more with the disk it was started with. ``False`` when this

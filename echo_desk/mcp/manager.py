@@ -511,7 +511,10 @@ class McpManager:
                 await conn.close(restarting=restarting)
                 srv.stderr = conn.stderr_tail
             self._registration.uninstall(srv)
-            self._set(name, ServerState.STOPPED if srv.config.enabled else ServerState.DISABLED)
+            if not srv.config.enabled:
+                self._set(name, ServerState.DISABLED)
+            else:
+                self._set(name, ServerState.RESTARTING if restarting else ServerState.STOPPED)
 
     def _lost(self, name: str, conn: ServerConnection, reason: str) -> None:
         srv = self._servers.get(name)
@@ -519,6 +522,11 @@ class McpManager:
             return
         srv.conn = None
         srv.stderr = conn.stderr_tail
+        if conn.restarting and not conn.failure:
+            # Ended for new sandbox paths, and its end noticed before the restart ran: that
+            # restart is on its way, so the row does not flash an error it will not keep.
+            self._set(name, ServerState.RESTARTING)
+            return
         # The tools stay registered: the next call starts the server again (once).
         self._set(name, ServerState.ERROR, conn.failure or reason)
 
@@ -558,14 +566,15 @@ class McpManager:
         """Start ``srv`` again in place of ``ended``, the connection ended for new sandbox paths.
 
         Its end may have been noticed before this runs (a call in flight failing, its stderr
-        closing): the manager then let go of the connection and shows the server lost. It is
-        started all the same, or it stayed down until the next call."""
+        closing): the manager then let go of the connection and shows the server restarting (or
+        in error, when it failed on its own). It is started all the same, or it stayed down until
+        the next call."""
         name = srv.config.name
         if self._closing or self._servers.get(name) is not srv:
             return  # closing, or removed or reconfigured meanwhile (applying that started it)
         if srv.conn is ended:
             await self._stop(name, restarting=True)
-        elif srv.conn is not None or srv.state is not ServerState.ERROR:
+        elif srv.conn is not None or srv.state not in (ServerState.RESTARTING, ServerState.ERROR):
             return  # started again meanwhile (with the paths as they are now), or stopped by the person
         log.info("MCP server %s: restarted for the sandbox's new hidden or protected paths", name)
         await self._start(name)

@@ -23,6 +23,8 @@ class ServerState(enum.StrEnum):
     #: The sign-in page is open in the browser; waiting for the person.
     SIGNING_IN = "signing_in"
     CONNECTED = "connected"
+    #: Ended to be started again at once (new sandbox paths, the person's Restart): not an error.
+    RESTARTING = "restarting"
     ERROR = "error"
     STOPPED = "stopped"
 
@@ -34,6 +36,7 @@ STATE_LABELS = {
     ServerState.NEEDS_SIGN_IN: N_("Sign-in needed"),
     ServerState.SIGNING_IN: N_("Signing in…"),
     ServerState.CONNECTED: N_("Connected"),
+    ServerState.RESTARTING: N_("Restarting"),
     ServerState.ERROR: N_("Error"),
     ServerState.STOPPED: N_("Stopped"),
 }

@@ -2,7 +2,8 @@
 (before the change returns), then started again on the manager's loop. When the end of the old
 process was noticed first (a call in flight failing, or its stderr closing), the manager had
 already let go of the connection, the restart found nothing to restart, and the server stayed
-down (its row: "Error") until the next call.
+down (its row: "Error") until the next call. Until the restart runs, the row says "Restarting",
+not "Error": it had flashed the lost connection's error, then "Starting".
 
 No bubblewrap here: a real stdio server (``fault_server.py``) whose connection is marked as
 started in the sandbox with no hidden paths, which is all the manager looks at; the real
@@ -39,14 +40,15 @@ async def _sandboxed_fault(make_manager: Any, log: Path) -> Any:
 
 
 def _restart_after_the_loss_is_seen(manager: Any, monkeypatch: pytest.MonkeyPatch) -> list[ServerState]:
-    """Holds the scheduled restart until the manager has marked the server lost: the order the
-    race ends in when the old process's end is noticed first. Returns the state the restart
-    found, once it has run."""
+    """Holds the scheduled restart until the manager has let go of the lost connection: the
+    order the race ends in when the old process's end is noticed first. Returns the state the
+    restart found, once it has run."""
     restart = manager._restart_stale
     found: list[ServerState] = []
+    srv = manager._servers["f"]
 
     async def late(*args: Any) -> None:
-        await wait_until(lambda: manager.status("f").state is ServerState.ERROR, DEADLINE, "the loss to be seen")
+        await wait_until(lambda: srv.conn is None, DEADLINE, "the loss to be seen")
         state = manager.status("f").state
         await restart(*args)
         found.append(state)
@@ -61,6 +63,8 @@ async def test_a_server_restarted_for_new_sandbox_paths_is_up_again_when_its_end
     log = tmp_path / "fault.log"
     manager = await _sandboxed_fault(make_manager, log)
     found = _restart_after_the_loss_is_seen(manager, monkeypatch)
+    shown_states: list[ServerState] = []
+    manager.subscribe(lambda event: event.kind == "status" and shown_states.append(event.status.state))
     call: asyncio.Future[Any] | None = None
     if noticed_by == "a call in flight":
         call = asyncio.ensure_future(get_tool(registry, "f__hang").execute({}, ctx("hang")))
@@ -70,7 +74,10 @@ async def test_a_server_restarted_for_new_sandbox_paths_is_up_again_when_its_end
         result = await asyncio.wait_for(call, DEADLINE)
         assert not result.success and "restarted" in result.error, result.error
     await wait_until(lambda: found, DEADLINE, "the restart to have run")
-    assert found == [ServerState.ERROR]  # the interleaving under test did happen
+    assert found == [ServerState.RESTARTING]  # the interleaving under test did happen
+    # The row went from Restarting to Connected, never through an error it did not keep.
+    assert ServerState.ERROR not in shown_states, shown_states
+    assert shown_states[0] is ServerState.RESTARTING and shown_states[-1] is ServerState.CONNECTED, shown_states
     # No call after the change: the restart alone brought the server back.
     status = manager.status("f")
     assert status.state is ServerState.CONNECTED, (status.state, shown(status.detail))
@@ -97,3 +104,13 @@ async def test_a_server_the_person_stopped_before_the_restart_ran_stays_stopped(
     await wait_until(lambda: ran, DEADLINE, "the restart to have run")
     assert manager.status("f").state is ServerState.STOPPED
     assert _started(log) == 1
+
+
+async def test_the_persons_restart_shows_restarting_not_stopped(make_manager, registry, tmp_path) -> None:
+    log = tmp_path / "fault.log"
+    manager = await _sandboxed_fault(make_manager, log)
+    shown_states: list[ServerState] = []
+    manager.subscribe(lambda event: event.kind == "status" and shown_states.append(event.status.state))
+    assert (await manager.restart("f")).state is ServerState.CONNECTED
+    assert shown_states == [ServerState.RESTARTING, ServerState.STARTING, ServerState.CONNECTED], shown_states
+    assert _started(log) == 2

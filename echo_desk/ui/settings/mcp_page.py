@@ -49,7 +49,7 @@ from echo_desk.ui.core.remote_icons import remote_icon
 #: The engine's own labels (the command line's too), by the state's value.
 _STATE_TEXT = {state.value: label for state, label in STATE_LABELS.items()}
 _STATE_ROLE = {"connected": "ok", "error": "danger", "awaiting_approval": "warn", "starting": "accent",
-               "needs_sign_in": "warn", "signing_in": "accent"}
+               "restarting": "accent", "needs_sign_in": "warn", "signing_in": "accent"}
 #: How a sign-in's client came to be (``SignInSummary.registered_by``).
 _REGISTERED_BY = {"pasted": N_("the client ID in the server's settings"),
                   "metadata_document": N_("a client ID metadata document"),
