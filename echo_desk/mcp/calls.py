@@ -161,6 +161,17 @@ class CallRouter:
     async def call(
         self, server: str, registry_name: str, tool: str, arguments: dict[str, Any], ctx: ToolExecutionContext
     ) -> ToolResult:
+        result = await self._call(server, registry_name, tool, arguments, ctx)
+        if result.success:
+            return result  # (what was put aside at an end before it is on it: ``_call``)
+        # A failed call says, as an answered one does, what the check after the server's end put
+        # aside (it may have ended under this call, or on its own before it).
+        left = self._manager.take_left(server)
+        return with_planted(result, left, self._manager.config_of(server).allowed_domains) if left else result
+
+    async def _call(
+        self, server: str, registry_name: str, tool: str, arguments: dict[str, Any], ctx: ToolExecutionContext
+    ) -> ToolResult:
         manager = self._manager
         reason = manager.readiness(server, registry_name)
         if reason:
@@ -187,7 +198,9 @@ class CallRouter:
             async with asyncio.timeout(timeout):  # no extra task, unlike wait_for on 3.11
                 result = await conn.call_tool(tool, arguments)
                 converted = convert_result(result, server=server, tool=tool)
-                converted = with_planted(converted, await conn.planted(), manager.config_of(server).allowed_domains)
+                # With what the check after its last process's end put aside (that end was told no one).
+                found = (*manager.take_left(server), *await conn.planted())
+                converted = with_planted(converted, found, manager.config_of(server).allowed_domains)
         except TimeoutError:
             return ToolResult.fail(ErrorKind.TIMEOUT, for_person(
                 f"{server}/{tool} did not answer within {timeout:g} s{conn.unreadable_since(unreadable)}",

@@ -167,6 +167,10 @@ class ServerConnection:
         self._sandbox_settings = sandbox_settings
         #: A sandboxed server's launch, for the check of what it left in its folder.
         self._contained: Contained | None = None
+        #: What the check once its process ended put aside, not yet taken to be told (``take_left``).
+        self._left: list[Planted] = []
+        #: Set once the check after the process's end has run (or there was nothing to check).
+        self._end_checked = asyncio.Event()
         #: The person's sandbox settings a sandboxed server was started with (else ``None``).
         self.started_with: SandboxSettings | None = None
         self._process: ServerProcess | None = None
@@ -351,6 +355,9 @@ class ServerConnection:
             if not ready.done():
                 ready.set_exception(error or ConnectionError("the server closed the connection"))
             elif not self._closing:
+                # Before the loss is reported (and so before any start again takes its snapshot of
+                # the folder): a server that ended on its own is checked as a stopped one is.
+                await self._check_at_end()
                 self._on_lost(self._lost_reason or self._why_ended(error))
 
     def _why_ended(self, error: BaseException | None) -> str:
@@ -402,10 +409,33 @@ class ServerConnection:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stderr.eof.wait(), 1.0)
             self._stderr_transport.close()
+        await self._check_at_end()
+
+    async def _check_at_end(self) -> None:
+        """Its process is gone: what it left in the person's folder is put aside, kept to be told."""
         planted = await self.planted()
         if planted:
             log.warning("MCP server %s left files that could make a program run code later; put aside: %s",
                         self.config.name, ", ".join(f"{p.path} ({p.change.value})" for p in planted))
+            self._left.extend(planted)
+        self._end_checked.set()
+
+    async def end_checked(self, wait: float = 20.0) -> None:
+        """Wait until the check after its process's end has run (the runner's, or ``close``'s):
+        a start again must not take its snapshot of the folder first, or what was planted just
+        before the end would be in it, and stay."""
+        if self._runner is None:
+            return  # never started: nothing ran
+        try:
+            await asyncio.wait_for(self._end_checked.wait(), wait)
+        except TimeoutError:
+            log.warning("MCP server %s: the check of its folder after its end did not finish in %g s",
+                        self.config.name, wait)
+
+    def take_left(self) -> tuple[Planted, ...]:
+        """What the check after its end put aside, once (for the next call's result to say)."""
+        left, self._left = tuple(self._left), []
+        return left
 
     def _standing_stream_ended(self, error: httpx2.TransportError | None) -> None:
         """The server ended its standing event stream (``standing_stream``) while connected."""

@@ -15,7 +15,7 @@ import logging
 import threading
 from collections.abc import Callable, Collection, Coroutine
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from echo_desk.common.coalesced import Coalesced
 from echo_desk.common.file_cache import file_stamp, recently_written
@@ -77,6 +77,9 @@ from echo_desk.mcp.status import (
 from echo_desk.store.paths import cache_dir
 from echo_desk.store.settings import Settings, SettingsStore
 from echo_desk.tools import Tool, ToolExecutionContext, ToolHost, ToolResult
+
+if TYPE_CHECKING:
+    from echo_desk.sandbox import Planted
 
 __all__ = ["McpManager", "RegistryLike"]
 
@@ -341,6 +344,7 @@ class McpManager:
             self._refuse_when_closing()
             if srv.conn is not None and srv.conn.connected:
                 return
+            await self._after_ended(srv)
             if not srv.config.enabled:
                 self._set(name, ServerState.DISABLED)
                 return
@@ -373,6 +377,27 @@ class McpManager:
                 return
             srv.sign_in = _summary(conn)
             self._install(name, listed)
+
+    async def _after_ended(self, srv: ServerRecord) -> None:
+        """Before a start: the check after the last process's end has run (its snapshot of the
+        person's folder must not hold what that process planted), and what it put aside is kept."""
+        for ended in (srv.conn, srv.ended):
+            if ended is not None:
+                await ended.end_checked()
+                srv.left.extend(ended.take_left())
+        if srv.conn is not None and not srv.conn.connected:
+            srv.conn = None
+        srv.ended = None
+
+    def take_left(self, name: str) -> tuple[Planted, ...]:
+        """What the checks after the server's ends put aside, once: the next call's result says it."""
+        srv = self._servers.get(name)
+        if srv is None:
+            return ()
+        if srv.ended is not None:
+            srv.left.extend(srv.ended.take_left())
+        left, srv.left = tuple(srv.left), []
+        return left
 
     def _refuse_when_closing(self) -> None:
         if self._closing:
@@ -510,6 +535,7 @@ class McpManager:
             if conn is not None:
                 await conn.close(restarting=restarting)
                 srv.stderr = conn.stderr_tail
+                srv.left.extend(conn.take_left())
             self._registration.uninstall(srv)
             if not srv.config.enabled:
                 self._set(name, ServerState.DISABLED)
@@ -522,6 +548,9 @@ class McpManager:
             return
         srv.conn = None
         srv.stderr = conn.stderr_tail
+        # Its check after the end has run (lost on its own), or ``close`` runs it (a call found it lost).
+        srv.ended = conn
+        srv.left.extend(conn.take_left())
         if conn.restarting and not conn.failure:
             # Ended for new sandbox paths, and its end noticed before the restart ran: that
             # restart is on its way, so the row does not flash an error it will not keep.

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from echo_desk.mcp.config import ServerConfig
     from echo_desk.mcp.connection import ServerConnection
     from echo_desk.mcp.status import ServerStatus
+    from echo_desk.sandbox import Planted
     from echo_desk.tools import ToolExecutionContext, ToolHost, ToolResult
 
 
@@ -62,3 +63,5 @@ class CallOwner(Protocol):
     def sign_in_needed(self, name: str, conn: ServerConnection) -> bool: ...
 
     def connection_failed(self, name: str, conn: ServerConnection, reason: str) -> None: ...
+
+    def take_left(self, name: str) -> tuple[Planted, ...]: ...

@@ -22,6 +22,7 @@ from echo_desk.tools import Tool
 
 if TYPE_CHECKING:
     from echo_desk.mcp.owner import ToolOwner
+    from echo_desk.sandbox import Planted
 
 
 class RegistryLike(Protocol):
@@ -52,6 +53,10 @@ class ServerRecord:
     sign_in: SignInSummary | None = None
     #: Lists the tools again after ``list_changed``, one listing at a time (made on the first).
     relisting: Coalesced | None = None
+    #: A connection let go of when it was lost, whose check after its end may still be to come.
+    ended: ServerConnection | None = None
+    #: What the checks after its ends put aside, for the next call's result to say.
+    left: list[Planted] = field(default_factory=list)
 
 
 class ToolRegistration:

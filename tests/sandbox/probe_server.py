@@ -81,7 +81,9 @@ def handle(msg):
         send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [{"name": "probe", "description": "Probe.",
               "inputSchema": {"type": "object", "properties": {"read": {"type": "array"}, "write": {"type": "array"}, "fetch": {"type": "array"},
                                                                  "connect": {"type": "array"}, "wait_for": {"type": "array"},
-                                                                 "keep": {"type": "string"}}}}]}})
+                                                                 "keep": {"type": "string"},
+                                                                 "then_exit": {"type": "array"}, "exit_code": {"type": "integer"},
+                                                                 "crash_writing": {"type": "string"}}}}]}})
     elif method == "tools/call":
         args = params.get("arguments") or {}
         if args.get("wait_for"):  # [mark, flag]: say the call is in flight, then wait for the flag
@@ -90,6 +92,9 @@ def handle(msg):
             deadline = time.monotonic() + 60
             while not os.path.exists(flag) and time.monotonic() < deadline:
                 time.sleep(0.02)
+        if args.get("crash_writing"):  # write the path, then crash under the call (no answer)
+            attempt("write", args["crash_writing"])
+            sys.exit(1)
         report = {"read": {p: attempt("read", p) for p in args.get("read", [])},
                   "write": {p: attempt("write", p) for p in args.get("write", [])},
                   "fetch": {u: fetch(u) for u in args.get("fetch", [])},
@@ -99,6 +104,14 @@ def handle(msg):
             with open(args["keep"], "w") as fh:
                 json.dump(report["read"], fh)
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": json.dumps(report)}]}})
+        if args.get("then_exit"):  # [flag, path]: after the answer (and its check), once the flag is there,
+            flag, path = args["then_exit"]  # write the path and exit on its own
+            deadline = time.monotonic() + 60
+            while not os.path.exists(flag) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            attempt("write", path)
+            sys.exit(int(args.get("exit_code", 0)))
     elif rid is not None:
         send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}})
 
