@@ -120,11 +120,19 @@ async def _lost(manager: CallOwner, server: str, tool: str, conn: ServerConnecti
     connects again), and the call fails saying it."""
     if conn.failure:
         manager.connection_failed(server, conn, conn.failure)
+        await conn.end_checked(_END_CHECK_WAIT)
         return ToolResult.fail(ErrorKind.DEPENDENCY, _failed(server, tool, conn.failure))
     ending = await conn.ending()
     url = manager.config_of(server).url
     manager.connection_failed(server, conn, gone_detail(ending, url))
+    # What it planted before it ended is said on this call (``call``), not only on the next one.
+    await conn.end_checked(_END_CHECK_WAIT)
     return ToolResult.fail(ErrorKind.DEPENDENCY, _connection_lost(server, tool, ending, address_of(url)))
+
+
+#: How long a call the connection ended under waits for the check of the server's folder after
+#: its end (past it, the next call says what that check put aside).
+_END_CHECK_WAIT = 5.0
 
 
 #: The answer to a server that asks the person something while it works on no request of ours.

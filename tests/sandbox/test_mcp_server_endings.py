@@ -69,6 +69,8 @@ async def test_a_server_that_plants_then_exits_on_its_own_has_it_put_aside_and_t
 @requires_bwrap
 async def test_a_server_that_plants_then_crashes_under_a_call_has_it_put_aside_and_that_call_says_so(
         jail: Jail) -> None:
+    """Before, the call's loss and the runner's raced: the close that checked the folder could run
+    after the next start's snapshot, whose check then put the plant back (seen once in three runs)."""
     planted = jail.workspace / ".envrc"
     runtime = await _engine_with_probe(jail, SettingsStore.in_memory(), own_thread=True)
     try:
@@ -80,8 +82,9 @@ async def test_a_server_that_plants_then_crashes_under_a_call_has_it_put_aside_a
         await runtime.aclose()
     assert not during.ok
     assert not planted.exists()
-    # Said once: on the call it ended under when its check had run by then, else on the next.
-    assert _told(during) + _told(after) == [".envrc"], (during.error, after.content)
+    assert _told(during) == [".envrc"], during.error  # said on the call it ended under
+    assert "[sandbox] blocked: the server left files in its folder" in during.error
+    assert _told(after) == [], after.content  # and once
 
 
 @requires_bwrap
