@@ -655,6 +655,11 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     # out/package.json's), and the `preload` modules bunfig.toml names before any file it runs
     # (`cd out && bun ../a.ts` ran out/bunfig.toml's; both proven, bun 1.4.5, s240).
     "bun": ("package.json", "bunfig.toml"),
+    # uv takes its settings from the nearest uv.toml or pyproject.toml (``[tool.uv]``), found by
+    # walking up: ``[pip] python = "./py"`` in out/uv.toml made ``uv --directory out pip list`` run
+    # out/py to ask what it is, and ``cache-dir`` or ``index-url`` there choose where it writes
+    # and what it builds (proven, uv 0.13.9 under bash and dash, s255).
+    **dict.fromkeys(("uv", "uvx"), ("uv.toml", "pyproject.toml")),
     "make": ("GNUmakefile", "makefile", "Makefile"),
     # cargo builds the nearest Cargo.toml's package and runs its build.rs; .cargo/config.toml
     # (every folder above too: `build.rustc-wrapper`, a target's `runner`) and rust-toolchain
@@ -928,6 +933,8 @@ CONFIG_HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     "go": ("go/env",),
     "hg": ("hg/hgrc",), "irb": ("irb/irbrc",), "gdb": ("gdb/gdbinit", "gdb/gdbearlyinit"), "gem": ("gem/gemrc",),
     "composer": tuple(f"composer/{name}" for name in COMPOSER_HOME_FILES),
+    # uv's user settings (the same keys as a project's uv.toml: see FOLDER_SETTINGS).
+    **dict.fromkeys(("uv", "uvx"), ("uv/uv.toml",)),
 }
 #: Python programs: a python outside a virtual environment runs, at its start, every ``.pth``
 #: file and ``usercustomize.py`` of the user's own site-packages, ``~/.local/lib/pythonX.Y/
