@@ -654,7 +654,10 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     # bun runs the scripts of the nearest package.json as npm does (`cd out && bun run x` ran
     # out/package.json's), and the `preload` modules bunfig.toml names before any file it runs
     # (`cd out && bun ../a.ts` ran out/bunfig.toml's; both proven, bun 1.4.5, s240).
-    "bun": ("package.json", "bunfig.toml"),
+    # bunx (and `bun x`) runs the bin of that name from node_modules/.bin of the folder it runs
+    # in (`cd out && bunx tsc` ran out/node_modules/.bin/tsc), and `bun install --cwd out` read
+    # out/.npmrc (bun 1.4.5, s255).
+    **dict.fromkeys(("bun", "bunx"), ("package.json", "bunfig.toml", ".npmrc")),
     # uv takes its settings from the nearest uv.toml or pyproject.toml (``[tool.uv]``), found by
     # walking up: ``[pip] python = "./py"`` in out/uv.toml made ``uv --directory out pip list`` run
     # out/py to ask what it is, and ``cache-dir`` or ``index-url`` there choose where it writes
@@ -796,7 +799,7 @@ FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "tox": (("-c",), ("--conf",)),
     # bun's and deno's --cwd: the scripts or tasks of that folder's package.json or deno.json
     # run there; deno's -c/--config: its tasks run in the file's folder (bun 1.4, deno 2).
-    "bun": ((), ("--cwd",)),
+    **dict.fromkeys(("bun", "bunx"), ((), ("--cwd",))),
     "deno": (("-c",), ("--cwd", "--config")),
 }
 #: Options naming the folder a program's commands run in, its settings still read from the folder
@@ -901,6 +904,8 @@ HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     "gradle": (".gradle/init.gradle", ".gradle/init.gradle.kts", ".gradle/gradle.properties"),
     # ssh's settings, which scp and sftp read (see ``ssh_config``: what they include and name).
     **dict.fromkeys(SSH_CLIENTS, (".ssh/config",)),
+    # bun's user settings (the same keys as bunfig.toml and .npmrc: bun 1.4.5 read both, s255).
+    **dict.fromkeys(("bun", "bunx"), (".bunfig.toml", ".npmrc")),
     # man-db's user settings: a ``DEFINE nroff …`` (tbl, the pager…) names the program man runs
     # to format every page (``man -l a.txt`` ran it, man-db 2.11).
     "man": (".manpath",),
