@@ -658,6 +658,13 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     # in (`cd out && bunx tsc` ran out/node_modules/.bin/tsc), and `bun install --cwd out` read
     # out/.npmrc (bun 1.4.5, s255).
     **dict.fromkeys(("bun", "bunx"), ("package.json", "bunfig.toml", ".npmrc")),
+    # mocha's and jest's settings, found by walking up from the folder they run in: .mocharc.js
+    # and jest.config.js are modules they load, package.json's "mocha" and "jest" keys name
+    # modules to load (`require`, `setupFiles`, `globalSetup`; s255, see script_words).
+    "mocha": (".mocharc.js", ".mocharc.cjs", ".mocharc.mjs", ".mocharc.yaml", ".mocharc.yml", ".mocharc.jsonc",
+              ".mocharc.json", "package.json"),
+    "jest": ("jest.config.js", "jest.config.ts", "jest.config.mjs", "jest.config.cjs", "jest.config.mts",
+             "jest.config.cts", "jest.config.json", "package.json"),
     # uv takes its settings from the nearest uv.toml or pyproject.toml (``[tool.uv]``), found by
     # walking up: ``[pip] python = "./py"`` in out/uv.toml made ``uv --directory out pip list`` run
     # out/py to ask what it is, and ``cache-dir`` or ``index-url`` there choose where it writes
