@@ -51,3 +51,29 @@ def test_a_rule_naming_the_command_bunx_runs_covers_it(setup: Setup) -> None:
     # the bin of node_modules/.bin of a folder the agent may write
     assert verdict_under(setup, named, "cd out && bunx tsc").effect is not Effect.ALLOW
     assert verdict_under(setup, named, "bunx --cwd out tsc").effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    # s261: bun build wrote ../x/a.js, ../m.json and ../exe under `bun **` (bun 1.4.5, bash and dash)
+    "bun build a.ts --outdir ../x", "bun build a.ts --outdir=../x", "bun build --outdir ../x a.ts",
+    "bun build a.ts --outfile ../x/a.js", "bun build a.ts --outfile=../x/a.js", "bun build a.ts --outdir out --metafile=../m.json",
+    "bun build a.ts --outdir out --metafile-md=../m.md", "bun build a.ts --compile --outfile ../exe",
+    "bun build --cwd .. a.ts --outdir x", "bun build --cwd src a.ts --outdir ../../x",
+    # written where only the run tells, or by a pattern, or an option not known
+    "bun build --compile a.ts", "bun build a.ts --metafile", "bun build a.ts --outdir out --entry-naming=../../[name].js",
+    "bun build a.ts --outdir out --root=..", "bun build a.ts --new-option ../x", "bun build a.ts --outdir=out --outdi=../x",
+    "bun build a.ts --asset ~/.ssh/id_ed25519 --compile --outfile out/app",
+    # on another command a writing option may go to a script: named only
+    "bun run build --outdir ../x", "bun test --coverage-dir ../x", "bun test --reporter-outfile=../r.xml",
+])
+def test_bun_build_writes_only_where_the_write_rules_allow(setup: Setup, line: str) -> None:
+    assert verdict_under(setup, RULES, line).effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "bun build a.ts --outdir out", "bun build --outdir=out a.ts", "bun build a.ts --outfile out/a.js",
+    "bun build a.ts --outdir out --metafile=out/meta.json --sourcemap=linked --minify --target=bun",
+    "bun build --compile a.ts --outfile out/app", "bun build --cwd src a.ts --outdir ../out/x",
+])
+def test_bun_build_into_a_writable_folder_stays_allowed(setup: Setup, line: str) -> None:
+    assert verdict_under(setup, RULES, line).effect is Effect.ALLOW
