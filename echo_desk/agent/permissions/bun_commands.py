@@ -85,7 +85,7 @@ _BUILD_PLAIN = (
            "--compile-autoload-package-json --no-compile-autoload-package-json --bytecode --no-optimize-bytecode "
            "--splitting --no-split-require --no-module-preload --reject-unresolved --react-fast-refresh "
            "--react-compiler --no-bundle --emit-dce-annotations --no-deprecated-namespace-object-setters --minify "
-           "--minify-syntax --minify-whitespace --minify-identifiers --keep-names --css-chunking --app "
+           "--minify-syntax --minify-whitespace --minify-identifiers --keep-names --css-chunking "
            "--windows-hide-console"),
     *values("--compile-exec-argv --compile-jit-policy --bytecode-depth --target --banner --footer --format "
             "--min-chunk-size --public-path --external --allow-unresolved --packages --env --windows-title "
@@ -95,9 +95,10 @@ _BUILD_PLAIN = (
 #: Where bun build writes: judged by the write rules at their value, not by a rule naming them.
 _BUILD_WRITES = (opt("--outdir", V), opt("--outfile", V), opt("--metafile", Takes.OPTIONAL),
                  opt("--metafile-md", Takes.OPTIONAL))
-#: Files named by a pattern or read into the output: covered only by naming them.
+#: Files named by a pattern, written where bun chooses (--app) or read into the output: covered
+#: only by naming them.
 _BUILD_NAMED = (
-    opt("--entry-naming --chunk-naming --asset-naming --root", V, Does.WRITES),
+    opt("--entry-naming --chunk-naming --asset-naming --root", V, Does.WRITES), opt("--app", does=Does.WRITES),
     opt("--asset --bytecode-order --windows-icon", V, Does.READS_CODE),
     opt("--compile-executable-path", V, Does.RUNS),
 )

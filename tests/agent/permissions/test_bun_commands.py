@@ -61,7 +61,8 @@ def test_a_rule_naming_the_command_bunx_runs_covers_it(setup: Setup) -> None:
     "bun build --cwd .. a.ts --outdir x", "bun build --cwd src a.ts --outdir ../../x",
     # written where only the run tells, or by a pattern, or an option not known
     "bun build --compile a.ts", "bun build a.ts --metafile", "bun build a.ts --outdir out --entry-naming=../../[name].js",
-    "bun build a.ts --outdir out --root=..", "bun build a.ts --new-option ../x", "bun build a.ts --outdir=out --outdi=../x",
+    "bun build a.ts --outdir out --root=..", "bun build --app a.ts", "bun build a.ts --new-option ../x",
+    "bun build a.ts --outdir=out --outdi=../x",
     "bun build a.ts --asset ~/.ssh/id_ed25519 --compile --outfile out/app",
     # on another command a writing option may go to a script: named only
     "bun run build --outdir ../x", "bun test --coverage-dir ../x", "bun test --reporter-outfile=../r.xml",
