@@ -253,7 +253,10 @@ def deferred_as_json(text: str) -> dict[str, object] | None:
     card speaks the language of the moment too); ``None`` for plain text."""
     if not isinstance(text, Deferred):
         return None
-    return {"msgid": text.msgid, "params": {k: _param_as_json(v) for k, v in text.params.items()}}
+    kept: dict[str, object] = {"msgid": text.msgid, "params": {k: _param_as_json(v) for k, v in text.params.items()}}
+    if text.is_for_model:  # its words are the model's own English, not the message id's
+        kept["for_model"] = True
+    return kept
 
 
 def _param_as_json(value: object) -> object:
@@ -267,8 +270,9 @@ def _param_as_json(value: object) -> object:
 
 
 def deferred_from_json(text: str, stored: object) -> str:
-    """``text`` made re-translatable again from what ``deferred_as_json`` stored; ``text`` as it
-    is when the stored value does not read back. It comes from a file the person can edit, so
+    """``text`` made re-translatable again from what ``deferred_as_json`` stored (a ``for_person``
+    text stays one: ``for_model`` reads its own words); ``text`` as it is when the stored value
+    does not read back. It comes from a file the person can edit, so
     a message is only formatted when each of its fields is a plain name given a value: a field
     such as ``{x.__class__}`` would read attributes, a missing one would raise."""
     if not isinstance(stored, dict):
@@ -279,7 +283,9 @@ def deferred_from_json(text: str, stored: object) -> str:
     restored = {k: _param_from_json(v) for k, v in params.items() if isinstance(k, str)}
     if not all(_formats_safely(m, restored) for m in (msgid, _(msgid))):
         return text
-    return Deferred(text, msgid, restored)
+    made = Deferred(text, msgid, restored)
+    made.is_for_model = stored.get("for_model") is True
+    return made
 
 
 def _param_from_json(value: object) -> object:

@@ -19,10 +19,19 @@ from typing import Any, TextIO
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
 from echo_desk.cli.browser import open_in_browser
 from echo_desk.cli.words import RISK_LABELS, label
+from echo_desk.common.cut_text import cut_note
 from echo_desk.common.secret_names import is_secret_field
 from echo_desk.common.visible_text import split_lines, visible, visible_json
 from echo_desk.i18n import N_, _, aside, labelled, list_text, shown, translate_in
-from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question, TodoItem, TodoStatus
+from echo_desk.tools.host import (
+    Answer,
+    AnswerAction,
+    NullToolHost,
+    Question,
+    TodoItem,
+    TodoStatus,
+    choice_titles,
+)
 from echo_desk.ui.approval.spawn_manifest import manifest_lines
 from echo_desk.ui.approval.targets_text import format_targets
 from echo_desk.ui.core.labels import CHANGE_LABELS, TARGET_LABELS
@@ -107,6 +116,8 @@ class TerminalHost(NullToolHost):
         show = self._show
         self._print("\n── " + asker_line(question, ascii_only=self.ascii_only))
         self._print("   " + show(question.prompt).replace("\n", "\n   "))
+        if question.prompt_cut:
+            self._print("   " + cut_note(question.prompt_cut))
         if question.mcp_server:
             self._print("   " + _("(your answer is sent to the MCP server {server}; Echo Desk never asks for its own "
                                   "keys or passwords here)").format(server=show(question.mcp_server, one_line=True)))
@@ -117,7 +128,7 @@ class TerminalHost(NullToolHost):
         if question.schema:
             values: dict[str, object] = {}
             for name, spec in (question.schema.get("properties") or {}).items():
-                value = await self._ask_field(name, spec if isinstance(spec, dict) else {})
+                value = await self._ask_field(name, spec if isinstance(spec, dict) else {}, question)
                 if value is not _UNSET:
                     values[name] = value
             return Answer(action=AnswerAction.ACCEPT, values=values)
@@ -139,16 +150,20 @@ class TerminalHost(NullToolHost):
             self._print("   " + _("(no browser here: open the address above yourself)"))
         return Answer(action=AnswerAction.ACCEPT)
 
-    async def _ask_field(self, name: str, spec: dict[str, Any]) -> object:
+    async def _ask_field(self, name: str, spec: dict[str, Any], question: Question) -> object:
         """One form field, converted to its schema type; asked again until the text fits.
         An empty answer takes the default (a field without one is left out, a text is "")."""
         default = spec.get("default", _UNSET)
         shown = "" if default is _UNSET else json.dumps(default, ensure_ascii=False).strip('"')
         kind = spec.get("type", "")
-        hint = f" ({'/'.join(map(str, spec['enum']))})" if "enum" in spec else (  # not prose: the options
+        hint = f" ({_options(spec)})" if "enum" in spec else (  # not prose: the options
             " " + _(_TYPE_HINTS[kind]) if kind in _TYPE_HINTS else "")
         hint = self._show(hint, one_line=True)
         title = self._show(str(spec.get("title") or name), one_line=True)
+        if cut := question.form_cuts.get((name, "title"), 0):
+            title += " " + cut_note(cut)
+        if cut := question.form_cuts.get((name, "default"), 0):
+            shown += " " + cut_note(cut)
         secret = looks_secret(name, spec)
         while True:
             if secret:
@@ -199,6 +214,14 @@ _UNSET = object()
 _TYPE_HINTS = {"integer": N_("(a whole number)"), "number": N_("(a number)"), "boolean": N_("(yes/no)")}
 _TRUE = frozenset({"y", "yes", "true", "1", "on"})
 _FALSE = frozenset({"n", "no", "false", "0", "off"})
+
+
+def _options(spec: dict[str, Any]) -> str:
+    """A field's choices as typed, each with its title where it has one ("keep = Keep my files")."""
+    pairs = [(str(value), title) for value, title in zip(spec["enum"], choice_titles(spec), strict=True)]
+    if all(value == title for value, title in pairs):
+        return "/".join(value for value, _title in pairs)
+    return " / ".join(value if value == title else f"{value} = {title}" for value, title in pairs)
 
 
 def field_value(spec: dict[str, Any], raw: str) -> object:

@@ -16,18 +16,21 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from echo_desk.gateway.launch import AppLauncher
 from echo_desk.gateway.relay import AppUnreachable, Relay
 from echo_desk.gateway.results import error_result
 from echo_desk.gateway.tools_backend import Backend, Progress
 
+if TYPE_CHECKING:  # the fallback's module imports the engine: only a gateway without the app needs it
+    from echo_desk.gateway.fallback import LocalBackend
+
 log = logging.getLogger(__name__)
 
 
 #: Makes the fallback when it is first needed (``why``: why the app cannot be reached).
-FallbackFactory = Callable[[str], Awaitable[Backend]]
+FallbackFactory = Callable[[str], Awaitable["LocalBackend"]]
 
 
 @dataclass
@@ -43,7 +46,7 @@ class AppBackend:
     #: Called when the app says the client's tools changed.
     on_tools_changed: Callable[[], None] | None = None
     _relay: Relay | None = field(default=None, init=False)
-    _fallback: Backend | None = field(default=None, init=False)
+    _fallback: LocalBackend | None = field(default=None, init=False)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
     #: One fallback is made at a time: calls that come together while it starts share it.
     _fallback_lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
@@ -71,9 +74,7 @@ class AppBackend:
         self._relay.on_tools_changed = self.on_tools_changed
         if self._fallback is not None:  # the app is back: its tools, not ours
             fallback, self._fallback = self._fallback, None
-            closing = getattr(fallback, "close", None)
-            if closing is not None:
-                _keep(asyncio.ensure_future(closing()))
+            _keep(asyncio.ensure_future(fallback.close()))
         return ""
 
     async def _backend(self) -> tuple[Backend | None, str]:
@@ -89,9 +90,8 @@ class AppBackend:
                 except Exception as exc:  # said to the client: there is nothing else to fall back to
                     log.exception("the in-process engine could not start")
                     return None, f"{why}, and Echo Desk's engine could not start here: {exc}"
-                watch = getattr(self._fallback, "watch_tools", None)
-                if watch is not None:  # its servers still starting when the client listed: it is told
-                    watch(self._tools_changed)
+                # Its servers still starting when the client listed: the client is told when they are up.
+                self._fallback.watch_tools(self._tools_changed)
             return self._fallback, why
 
     def _tools_changed(self) -> None:
@@ -105,24 +105,33 @@ class AppBackend:
         await self._backend()
 
     async def list_tools(self) -> list[dict[str, Any]]:
+        # The fallback's wait for servers still starting counts from here: when this list is what
+        # starts it, the client has already waited the seconds its engine took to start.
+        asked = asyncio.get_running_loop().time()
         backend, why = await self._backend()
         if backend is None:
             log.warning("no tools to list: %s", why)
             return []
         try:
-            return await backend.list_tools()
+            return await self._list(backend, asked)
         except AppUnreachable as exc:
-            return await self._after_loss(str(exc))
+            return await self._after_loss(str(exc), asked)
 
-    async def _after_loss(self, why: str) -> list[dict[str, Any]]:
+    async def _after_loss(self, why: str, asked: float) -> list[dict[str, Any]]:
         backend, _ = await self._backend()
         if backend is None:
             log.warning("no tools to list: %s", why)
             return []
         try:
-            return await backend.list_tools()
+            return await self._list(backend, asked)
         except AppUnreachable:
             return []
+
+    async def _list(self, backend: Backend, asked: float) -> list[dict[str, Any]]:
+        fallback = self._fallback
+        if fallback is not None and backend is fallback:
+            return await fallback.list_tools(asked_at=asked)
+        return await backend.list_tools()
 
     async def call(self, name: str, arguments: dict[str, Any], progress: Progress | None) -> dict[str, Any]:
         backend, why = await self._backend()
@@ -139,9 +148,8 @@ class AppBackend:
         if self._relay is not None:
             await self._relay.aclose()
         fallback, self._fallback = self._fallback, None
-        closing = getattr(fallback, "close", None)
-        if closing is not None:
-            await closing()
+        if fallback is not None:
+            await fallback.close()
 
 
 _kept: set[asyncio.Future[Any]] = set()

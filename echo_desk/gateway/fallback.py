@@ -6,7 +6,8 @@ refused at once, saying why (``NobodyHost``), instead of waiting for an answer n
 
 The engine is ready before its MCP servers are (they take seconds to start): a call waits only for
 the server of its own tool (``ready_for``), a built-in for none. A list of the tools waits for all
-of them (``all_ready``), but only ``LIST_WAIT_SECONDS``: one server whose start is slow or hangs
+of them (``all_ready``), but only ``LIST_WAIT_SECONDS`` from the client's request (the seconds this
+engine took to start, when the list started it, count): one server whose start is slow or hangs
 held every list, and clients give up on a list long before a hung start is given up (20 s). Past
 it the list holds the servers that have started; which were left out is logged and recorded in
 the audit log (the Activity tab says it), and once they have started the client is told its tools
@@ -17,19 +18,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from echo_desk.agent.host import ApprovalDecision, ApprovalRequest, NoOneToAsk
+from echo_desk.gateway.left_out import LeftOut
 from echo_desk.gateway.session import ClientSession, Engine
 from echo_desk.gateway.tools_backend import Progress
-from echo_desk.store.audit import tools_listed_without
 from echo_desk.tools.host import NullToolHost
-
-log = logging.getLogger(__name__)
 
 #: How long a list of the tools waits for MCP servers still starting. Most start within it; a
 #: client's own wait for the list is longer (the TypeScript SDK's 60 s) but some clients give up
@@ -78,11 +76,11 @@ class LocalBackend:
     #: ``notifications/tools/list_changed``).
     on_tools_changed: Callable[[], None] | None = None
     _late: asyncio.Task[None] | None = field(default=None, init=False)
-    #: The servers last recorded as left out: a client listing again while they start is not
-    #: recorded again.
-    _recorded: list[str] = field(default_factory=list, init=False)
+    _left_out: LeftOut = field(init=False)
 
     def __post_init__(self) -> None:
+        # Said on the gateway's stderr, which its client keeps in its own log.
+        self._left_out = LeftOut(self.session.client, logging.WARNING)
         closing = self.close
 
         async def close() -> None:  # a closed engine's tools are not news to the client
@@ -95,29 +93,22 @@ class LocalBackend:
     def watch_tools(self, changed: Callable[[], None]) -> None:
         self.on_tools_changed = changed
 
-    async def list_tools(self) -> list[dict[str, Any]]:
+    async def list_tools(self, asked_at: float | None = None) -> list[dict[str, Any]]:
+        """The tools, waiting for servers still starting until ``list_wait`` seconds after the
+        client asked (``asked_at``, in the loop's time; now when not given): when the list is
+        what made this engine start, the seconds that took count toward the wait."""
+        asked = asyncio.get_running_loop().time() if asked_at is None else asked_at
         try:
-            async with asyncio.timeout(self.list_wait):
+            async with asyncio.timeout_at(asked + self.list_wait):
                 await self.all_ready()
         except TimeoutError:
             pass  # answered without the servers still starting; the client hears of them later
         tools = self.session.tools()
         starting = self.still_starting()
-        if starting:
-            self._left_out(starting, tools)
+        self._left_out.listed(starting, self.session.engine.dispatcher.audit)
+        if starting and (self._late is None or self._late.done()):
+            self._late = asyncio.ensure_future(self._tell_when_started(tools))
         return tools
-
-    def _left_out(self, servers: list[str], listed: list[dict[str, Any]]) -> None:
-        client = self.session.client
-        if servers != self._recorded:
-            self._recorded = servers
-            log.warning("listed the tools of %s without those of MCP servers still starting: %s", client,
-                        ", ".join(servers))
-            audit = self.session.engine.dispatcher.audit
-            if audit is not None:
-                audit.append(tools_listed_without(client, time.time(), servers))
-        if self._late is None or self._late.done():
-            self._late = asyncio.ensure_future(self._tell_when_started(listed))
 
     async def _tell_when_started(self, listed: list[dict[str, Any]]) -> None:
         await self.all_ready()

@@ -62,13 +62,26 @@ QUIT_WHILE_RUNNING = (
     "person, they never answered). Whether any part of it ran is in Echo Desk's activity log. "
     "Open Echo Desk (run echo-desk) and call again.")
 
+#: The answer to a call that comes once the app has begun to quit: it is not run (English, as above).
+QUIT_BEFORE_IT_RAN = (
+    "Echo Desk is quitting, so this call of {tool} was not run. Open Echo Desk (run echo-desk) and "
+    "call again.")
+
+
+def _not_quitting() -> bool:
+    return False
+
 
 class InAppBackend:
     """A handed session's calls, straight to its ``ClientSession``."""
 
-    def __init__(self, session: ClientSession, listed: Callable[[list[dict[str, Any]]], None]) -> None:
+    def __init__(self, session: ClientSession, listed: Callable[[list[dict[str, Any]]], None],
+                 app_quitting: Callable[[], bool] = _not_quitting) -> None:
         self.session = session
         self._listed = listed
+        #: The app has begun to quit: a call that comes now is not run (the session is handed back
+        #: or ended a moment later; begun now, its side effects would outlast the person's quit).
+        self._app_quitting = app_quitting
         #: The tasks (the session's own, one per request) running a call now, and those of them
         #: the quit withdrew.
         self._running: set[asyncio.Task[Any]] = set()
@@ -88,8 +101,8 @@ class InAppBackend:
         return tools
 
     async def call(self, name: str, arguments: dict[str, Any], progress: Progress | None) -> dict[str, Any]:
-        if self.quitting:
-            return error_result(QUIT_WHILE_RUNNING.format(tool=name))
+        if self.quitting or self._app_quitting():
+            return error_result(QUIT_BEFORE_IT_RAN.format(tool=name))
         # Run in the request's own task, not a task of its own (one more task and turn of the
         # loop on every call): the quit cancels that task, and tells its cancel apart from the
         # client's (which cancels it too) by counting them.

@@ -30,6 +30,7 @@ from echo_desk.gateway.clients import BadClientName, client_key, display_name
 from echo_desk.gateway.hand_back_failure import HandBackFailure, NotHandedBack
 from echo_desk.gateway.handed import (
     HAND_BACK_SECONDS,
+    QUIT_BEFORE_IT_RAN,
     QUIT_WHILE_RUNNING,
     Ending,
     InAppBackend,
@@ -38,6 +39,7 @@ from echo_desk.gateway.handed import (
     serve_handed,
 )
 from echo_desk.gateway.http_failure import listen_failure
+from echo_desk.gateway.left_out import LeftOut
 from echo_desk.gateway.local_socket import listening_socket, same_user, socket_path
 from echo_desk.gateway.protocol import LineWriter, Message, ProtocolError, read_message
 from echo_desk.gateway.results import error_result
@@ -51,7 +53,7 @@ from echo_desk.gateway.session import (
     WaitingRoom,
 )
 from echo_desk.gateway.stdio_gateway import McpSession
-from echo_desk.store.audit import session_handed_back, session_not_handed_back, tools_listed_without
+from echo_desk.store.audit import session_handed_back, session_not_handed_back
 from echo_desk.store.paths import real_own_places
 
 if TYPE_CHECKING:
@@ -109,8 +111,8 @@ class _Connection:
         #: Set when the app quits: a handed session whose gateway asked for it (``take_back``) is
         #: handed back to it rather than ended.
         self.quitting: asyncio.Event | None = None
-        #: The MCP servers still starting when the client last listed its tools (left out of it).
-        self.left_out: list[str] = []
+        #: The MCP servers still starting when the client listed its tools (left out of the list).
+        self.left_out = LeftOut(session.client)
 
     def track(self, request_id: Any, task: asyncio.Task[None]) -> None:
         self.calls[request_id] = task
@@ -150,8 +152,8 @@ class GatewayService:
         #: waiting for them (``PENDING_PER_CLIENT``), made on this loop; every client's in ``_waiting``.
         self._approval_turns: dict[str, ApprovalTurns] = {}
         self._waiting = WaitingRoom()
-        #: Set when the app quits: a relayed call it withdraws is answered so (``QUIT_WHILE_RUNNING``),
-        #: and one that comes after is refused so.
+        #: Set when the app quits: a call it withdraws is answered so (``QUIT_WHILE_RUNNING``), and
+        #: one that comes after, relayed or on a handed session, is not run (``QUIT_BEFORE_IT_RAN``).
         self._quitting = False
 
     # -- lifecycle ----------------------------------------------------------------------------
@@ -395,7 +397,7 @@ class GatewayService:
         def listed(tools: list[dict[str, Any]]) -> None:
             self._listed(connection, tools)
 
-        session = McpSession(InAppBackend(connection.session, listed))
+        session = McpSession(InAppBackend(connection.session, listed, lambda: self._quitting))
         connection.tools_changed = session.tools_changed
         connection.serving = asyncio.current_task()
         try:
@@ -455,7 +457,7 @@ class GatewayService:
 
         if self._quitting:
             await _try_send(out, {"type": "result", "id": request_id,
-                                  "result": error_result(QUIT_WHILE_RUNNING.format(tool=name))})
+                                  "result": error_result(QUIT_BEFORE_IT_RAN.format(tool=name))})
             return
         try:
             result = await connection.session.call(name, arguments or {}, progress)
@@ -470,18 +472,10 @@ class GatewayService:
     # -- telling clients their tools changed --------------------------------------------------
     def _listed(self, connection: _Connection, tools: list[dict[str, Any]]) -> None:
         """The client was given ``tools``: what it is told changed is measured from them. A list
-        given while MCP servers were still starting lacks their tools: recorded (once for the same
-        servers), as the gateway's own engine does; the client is told when they have started."""
+        given while MCP servers were still starting lacks their tools: recorded, as the gateway's
+        own engine does; the client is told when they have started."""
         connection.tools_signature = _signature(tools)
-        starting = self._still_starting()
-        if starting and starting != connection.left_out:
-            client = connection.session.client
-            log.info("listed the tools of %s without those of MCP servers still starting: %s", client,
-                     ", ".join(starting))
-            audit = self.engine.dispatcher.audit
-            if audit is not None:
-                audit.append(tools_listed_without(client, time.time(), starting))
-        connection.left_out = starting
+        connection.left_out.listed(self._still_starting(), self.engine.dispatcher.audit)
 
     def _still_starting(self) -> list[str]:
         mcp = getattr(self.engine, "mcp", None)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import logging
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,7 @@ from pydantic import ValidationError
 
 from echo_desk.i18n import N_, deferred, for_person
 from echo_desk.mcp.connection import Ending, address_of, gone_detail
+from echo_desk.mcp.question_caps import UnshowableForm, cap_question
 from echo_desk.mcp.results import convert_result, with_planted
 from echo_desk.mcp.status import STATE_LABELS, ManagerClosed
 from echo_desk.mcp.url_elicitation import ask_to_open, required_elicitations
@@ -44,6 +46,8 @@ from echo_desk.tools import (
 if TYPE_CHECKING:
     from echo_desk.mcp.connection import ServerConnection
     from echo_desk.mcp.owner import CallOwner
+
+log = logging.getLogger(__name__)
 
 
 def apply_defaults(schema: dict[str, Any] | None, values: dict[str, Any]) -> dict[str, Any]:
@@ -74,6 +78,11 @@ def _connection_lost(server: str, tool: str, ending: Ending, address: str) -> st
     if ending is Ending.STOPPED:
         return for_person(f"{server}/{tool}: the server was stopped in Echo Desk before it answered",
                           N_("The MCP server “{server}” was stopped in Echo Desk before it answered."), server=server)
+    if ending is Ending.RESTARTED:
+        return for_person(f"{server}/{tool}: the server was restarted in Echo Desk before it answered; "
+                          "call again to retry",
+                          N_("The MCP server “{server}” was restarted in Echo Desk before it answered."),
+                          server=server)
     if ending is Ending.UNREACHABLE:
         return for_person(f"{server}/{tool}: the server could not be reached at {address}",
                           N_("The MCP server “{server}” could not be reached at {address}."),
@@ -250,12 +259,21 @@ class CallRouter:
             return types.ErrorData(code=types.INVALID_REQUEST, message=UNPROMPTED_QUESTION)
         if isinstance(params, types.ElicitRequestURLParams):
             return await ask_to_open(host, server, params.message, params.url)
-        # The server's words as it sent them: every host shows hidden and bidi characters as
-        # escapes (``visible``), so the person sees that they are there; dropped, a server's
-        # text lost its tell-tale marks and read as cleanly as Echo Desk's own.
+        # The server's words as it sent them, cut to a readable size (``question_caps``): every
+        # host shows hidden and bidi characters as escapes (``visible``), so the person sees that
+        # they are there; dropped, a server's text lost its tell-tale marks and read as cleanly
+        # as Echo Desk's own.
         schema = params.requested_schema
-        answer = await host.ask(Question(prompt=params.message, schema=schema, asked_by=f"MCP server {server}",
-                                         mcp_server=server))
+        try:
+            capped = cap_question(params.message, schema)
+        except UnshowableForm as exc:
+            log.info("MCP server %s asked a form that was not shown: %s", server, exc)
+            return types.ErrorData(code=types.INVALID_PARAMS, message=f"Echo Desk did not show the question: {exc}")
+        log.info("MCP server %s asks a question of %d characters, its form of %d fields; %d characters cut before "
+                 "it was shown", server, len(params.message), len((schema or {}).get("properties") or {}),
+                 capped.chars_cut)
+        answer = await host.ask(Question(prompt=capped.prompt, schema=capped.schema, asked_by=f"MCP server {server}",
+                                         mcp_server=server, prompt_cut=capped.prompt_cut, form_cuts=capped.form_cuts))
         if answer.action is AnswerAction.ACCEPT:
-            return types.ElicitResult(action="accept", content=apply_defaults(schema, dict(answer.values)))
+            return types.ElicitResult(action="accept", content=apply_defaults(schema, capped.restore(dict(answer.values))))
         return types.ElicitResult(action="decline" if answer.action is AnswerAction.DECLINE else "cancel")

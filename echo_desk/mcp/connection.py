@@ -71,8 +71,10 @@ def _why_unreadable(exc: Exception) -> str:
 class Ending(enum.Enum):
     """How a connection ended under a request, as far as Echo Desk can tell."""
 
-    #: Echo Desk closed it: the person's Stop, a restart.
+    #: Echo Desk closed it: the person's Stop, or the app quitting.
     STOPPED = "stopped"
+    #: Echo Desk closed it to start it again: the person's Restart, or new sandbox paths.
+    RESTARTED = "restarted"
     #: An HTTP server: no connection to its address could be made (nothing listens there now).
     UNREACHABLE = "unreachable"
     #: An HTTP server closed the connection (or its event stream) under us.
@@ -174,6 +176,8 @@ class ServerConnection:
         self._runner: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
         self._closing = False
+        #: Ended to be started again (``close``/``end_now`` with ``restarting``): a call it ended says so.
+        self._restarting = False
         self._lost_reason = ""
         self._background: set[asyncio.Task[Any]] = set()
         #: Resource URI -> who to tell when the server says it changed (``resources/updated``).
@@ -295,11 +299,12 @@ class ServerConnection:
         self._lane = lane
         self._process = lane.process
 
-    def end_now(self) -> bool:
+    def end_now(self, *, restarting: bool = False) -> bool:
         """On any thread: end the server's process (and all it started) and wait until it is gone,
         so that it reads nothing more with the disk it was started with. ``False`` when this
         transport did not spawn it itself, or it did not end in time; the connection then finds
-        it lost (the next call starts it again)."""
+        it lost (the next call starts it again). ``restarting``: it is ended to be started again."""
+        self._restarting = self._restarting or restarting
         return self._process is not None and self._process.end_now()
 
     async def _run(self, ready: asyncio.Future[None]) -> None:
@@ -356,6 +361,8 @@ class ServerConnection:
         # Streamable HTTP: the transport's failure ends the runner just after the request's.
         if runner is not None and not runner.done() and not self._closing and streamable:
             await asyncio.wait({runner}, timeout=wait)
+        if self._restarting and not self.failure:
+            return Ending.RESTARTED
         if self._closing and not self.failure:
             return Ending.STOPPED
         if self.config.is_stdio:
@@ -367,8 +374,10 @@ class ServerConnection:
             return Ending.CLOSED
         return ending_of(self._transport_error)
 
-    async def close(self) -> None:
-        """Close the session; for stdio the SDK closes stdin, then terminates the process group."""
+    async def close(self, *, restarting: bool = False) -> None:
+        """Close the session; for stdio the SDK closes stdin, then terminates the process group.
+        ``restarting``: it is closed to be started again (a call it ends says "restarted")."""
+        self._restarting = self._restarting or restarting
         self._closing = True
         self._stop.set()
         for task in list(self._background):

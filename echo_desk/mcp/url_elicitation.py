@@ -8,14 +8,18 @@ reads as the bank). Echo Desk never fetches it itself.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import mcp_types as types
 from pydantic import ValidationError
 
+from echo_desk.mcp.question_caps import cap_message
 from echo_desk.mcp.sanitize import strip_hidden
 from echo_desk.tools import AnswerAction, Question, ToolHost
+
+log = logging.getLogger(__name__)
 
 #: Longer addresses are refused: nobody can read them before agreeing to open them.
 MAX_URL_CHARS = 4096
@@ -57,9 +61,12 @@ async def ask_to_open(host: ToolHost, server: str, message: str, url: str) -> ty
     if reached is None or not openable(reached):
         return types.ElicitResult(action="decline")
     url = reached
-    # As sent: the host shows its hidden characters as escapes (see ``calls``).
-    answer = await host.ask(Question(prompt=message, url=url, asked_by=f"MCP server {server}",
-                                     mcp_server=server))
+    # As sent, cut to a readable size: the host shows its hidden characters as escapes (see ``calls``).
+    prompt, prompt_cut = cap_message(message)
+    log.info("MCP server %s asks to open an address, with a message of %d characters (%d cut before it was shown)",
+             server, len(message), prompt_cut)
+    answer = await host.ask(Question(prompt=prompt, url=url, asked_by=f"MCP server {server}",
+                                     mcp_server=server, prompt_cut=prompt_cut))
     if answer.action is AnswerAction.ACCEPT:
         return types.ElicitResult(action="accept")
     return types.ElicitResult(action="decline" if answer.action is AnswerAction.DECLINE else "cancel")

@@ -7,8 +7,12 @@ from any thread; the implementation marshals to wherever it needs to be.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
+
+#: The texts of a form field a host shows: its title, its description, its default value.
+FormText = Literal["title", "description", "default"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -22,6 +26,11 @@ class Question:
     ``url``: the asker wants the person to open this address (an MCP server's URL-mode
     elicitation). It is shown in full; accepting means "open it", and the host opens it in the
     browser only then.
+    ``prompt_cut`` and ``form_cuts``: how many characters of the asker's text were left out
+    before the question reached the host (an MCP server's is capped in the core), of the prompt
+    and of each field's texts by (property name, which text); the host says so where each ends.
+    A field's ``enum`` may come with ``enumNames``, one title a choice, shown in their place
+    (``choice_titles``); the answer holds the value.
     """
 
     prompt: str
@@ -33,6 +42,17 @@ class Question:
     #: The app (a gateway client, by its display name) during whose call the server asks;
     #: empty in Echo Desk's own chat.
     client: str = ""
+    prompt_cut: int = 0
+    form_cuts: Mapping[tuple[str, FormText], int] = field(default_factory=dict)
+
+
+def choice_titles(spec: Mapping[str, Any]) -> list[str]:
+    """What each of a form field's ``enum`` choices is shown as: its title from ``enumNames``
+    when there is one for each, else the value itself."""
+    values, titles = list(spec["enum"]), spec.get("enumNames")
+    if isinstance(titles, list) and len(titles) == len(values) and all(isinstance(t, str) for t in titles):
+        return titles
+    return [str(value) for value in values]
 
 
 class AnswerAction(enum.StrEnum):

@@ -169,6 +169,26 @@ def test_a_servers_form_says_who_asks_shows_plain_text_and_masks_the_key() -> No
     assert "sk-typed-secret" not in screen  # echo was off while it was typed
 
 
+def test_a_servers_cut_question_says_where_it_was_cut_and_an_empty_answer_keeps_the_default() -> None:
+    """The core cut the texts (tests/mcp/test_question_caps.py); the terminal says so where each ends."""
+    term = _Pty()
+    try:
+        host = TerminalHost(out=term.slave_out, inp=term.slave_in)
+        question = Question(
+            prompt="Proceed?", prompt_cut=48_213, asked_by="MCP server notes", mcp_server="notes",
+            schema={"type": "object", "properties": {"note": {"type": "string", "title": "Note", "default": "Y" * 5}}},
+            form_cuts={("note", "title"): 7, ("note", "default"): 4000})
+        term.type("\n")
+        answer = asyncio.run(host.ask(question))
+        host._print("END")
+        screen = term.screen("END")
+    finally:
+        term.close()
+    assert answer.values == {"note": "YYYYY"}  # the shown default: the core sends the whole one back
+    assert "Proceed?\r\n   … (cut: 48,213 more characters)" in screen
+    assert "Note … (cut: 7 more characters) [YYYYY … (cut: 4,000 more characters)]: " in screen
+
+
 def test_the_agents_question_says_the_agent_asks() -> None:
     term = _Pty()
     try:

@@ -70,6 +70,9 @@ async def test_a_server_restarted_under_a_call_answers_the_client_in_time_and_is
         await manager.restart("fault")  # the person restarts it in Settings › MCP
         result = await asyncio.wait_for(call, DEADLINE_SECONDS)
         assert result.is_error
+        # Before, it said the server "was stopped in Echo Desk", as if it were not coming back.
+        assert "fault/hang: the server was restarted in Echo Desk before it answered" in text_of(result), \
+            text_of(result)
         again = await asyncio.wait_for(client.call_tool("fault__echo", {"text": "after"}), DEADLINE_SECONDS)
         assert not again.is_error
     row = app.audit(tool="fault__hang", limit=1)[0]

@@ -90,7 +90,10 @@ async def test_a_call_does_not_wait_for_another_servers_start(app: App, gateway_
             await take()
         assert answers[3]["result"].get("isError") is False, answers[3]
         listed = {tool["name"] for tool in answers[4]["result"]["tools"]}
-        assert AUTO in listed and ASKS not in listed  # the list did not wait for the held server
+        # The list did not wait for the held server. The time server's tools are in it when it
+        # started within the list's 5 s (counted from the request, the engine's own start among
+        # them); else the change is told with the held one's, below.
+        assert ASKS not in listed
         # Answered while the other server is still held (its reader on the gate, not given up).
         await wait_until(lambda: open_gate(gate), 30, "the held server waiting on its gate")
         while 2 not in answers or "notifications/tools/list_changed" not in told:

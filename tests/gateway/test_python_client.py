@@ -146,8 +146,11 @@ async def test_the_app_not_running_answers_a_person_needing_call_at_once(
     approve_servers(store, servers)
     store.set_tool(AUTO, policy=ToolPolicy.ALWAYS)
     async with client_for("cursor", gateway_env) as client:
-        names = {t.name for t in (await client.list_tools()).tools}
-        assert AUTO in names
+        async with asyncio.timeout(60):
+            # A list answers without a server still starting 5 s after it was asked for; each
+            # list waits for them again, as long.
+            while AUTO not in {t.name for t in (await client.list_tools()).tools}:
+                pass
         auto = await client.call_tool(AUTO, {"timezone": "UTC"})  # what the rules allow runs without the app
         started = time.monotonic()
         asks = await client.call_tool(ASKS, {"message": "x"})

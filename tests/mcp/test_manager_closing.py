@@ -45,12 +45,12 @@ async def test_a_request_racing_the_close_starts_no_server(make_manager, mark, m
         starts += 1
         return await starting(self, *args, **kwargs)
 
-    async def held_close(self: ServerConnection) -> None:
+    async def held_close(self: ServerConnection, **kwargs: Any) -> None:
         # The close is held after it took the server's connection away and before it lets go
         # of the server's lock: where a request that came meanwhile used to start it again.
         closing.set()
         await wait_until(release.is_set, 20, "the request to reach the server's lock")
-        await closing_conn(self)
+        await closing_conn(self, **kwargs)
 
     async def noted_ensure(name: str) -> Any:
         asked.set()  # the request now waits on the server's lock, in this same step of the loop

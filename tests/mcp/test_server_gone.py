@@ -111,6 +111,20 @@ async def test_a_server_stopped_under_a_call_was_stopped_in_echo_desk(make_manag
     assert shown(result.error) == "The MCP server “h” was stopped in Echo Desk before it answered.", result.error
 
 
+@pytest.mark.parametrize("transport", ["http", "sse"])
+async def test_a_server_restarted_under_a_call_was_restarted_in_echo_desk(make_manager, registry, server,
+                                                                          transport) -> None:
+    # Before, the call said the server "was stopped", as if it were not coming back.
+    manager = await _connected(make_manager, server, transport)
+    call = await _in_flight(registry, server)
+    assert (await manager.restart("h")).state is ServerState.CONNECTED
+    result = await asyncio.wait_for(call, DEADLINE)
+    assert not result.success and result.error_kind is ErrorKind.DEPENDENCY
+    assert result.error == ("h/flood: the server was restarted in Echo Desk before it answered; "
+                            "call again to retry"), result.error
+    assert shown(result.error) == "The MCP server “h” was restarted in Echo Desk before it answered."
+
+
 async def _line_is(proc: subprocess.Popen[str], wanted: str) -> None:
     """Reads the server's lines until ``wanted``, all under the deadline."""
 

@@ -72,18 +72,31 @@ class PathPattern:
 
     def bases(self, *, workspaces: tuple[Path, ...], home: Path) -> list[Path]:
         """The folders this pattern's matches all lie under (its leading plain segments)."""
-        plain: list[str] = []
-        for segment in self.text.split("/")[1:]:
-            if not segment or any(c in segment for c in "*?[]!\\"):
-                break
-            plain.append(segment)
+        plain = self._segments()[:self._plain_count()]
         if self.anchor == "workspace":
             roots = list(workspaces)
         elif self.anchor == "home":
             roots = [home]
         else:
-            roots, plain = [Path("/")], plain[1:] if plain and plain[0] == "" else plain
+            roots = [Path("/")]
         return [root.joinpath(*plain) for root in roots]
+
+    def glob_parts(self) -> list[str]:
+        """The parts of the pattern after its starting folders (``bases``): ``["**", "*.env"]``
+        for ``@workspace/**/*.env``; none for a plain path."""
+        return [s for s in self._segments()[self._plain_count():] if s]
+
+    def _segments(self) -> list[str]:
+        # (after the anchor: ``//etc/x`` is /etc/x, its second slash part of the anchor)
+        return self.text.split("/")[2 if self.anchor == "root" else 1:]
+
+    def _plain_count(self) -> int:
+        count = 0
+        for segment in self._segments():
+            if not segment or any(c in segment for c in "*?[]!\\"):
+                break
+            count += 1
+        return count
 
 
 def compile_path(text: str) -> PathPattern:

@@ -41,6 +41,7 @@ from echo_desk.agent.permissions import (
     settings_files,
 )
 from echo_desk.agent.permissions import program_options as table
+from echo_desk.agent.permissions.below_reach import reaches_below
 from echo_desk.agent.permissions.compiled import Compiled
 from echo_desk.agent.permissions.decide import (
     Bucket,
@@ -656,36 +657,24 @@ class _Judge:
         if not all(self._writes_allowed(path, sandbox, values)
                    for path in self._nearest(reading.written_nearest, values)):
             return False
-        if any(self._below_refused(folder, values) for folder in reading.written_below if folder is not None):
+        if any(self._below_refused(folder) for folder in reading.written_below if folder is not None):
             return False
-        if not self._worktree_update_allowed(values):
+        if any(self._below_refused(top, repository_aside=True) for top in self._worktree_tops(values)):
             return False
         links = [p for folder in reading.written_below if folder is not None for p in self._links_below(folder)]
         if not all(self._writes_allowed(path, sandbox, values) for path in links):
             return False
         return all(self._rewritten_allowed(target) for target in reading.rewritten)
 
-    def _worktree_update_allowed(self, values: tuple[str | None, ...]) -> bool:
-        """Whether a git command that writes worktree files from a tree git chooses
-        (``git_worktree_updates``: ``git checkout BRANCH``, ``git merge``) may: no deny or ask
-        write rule may match anything below the top of its worktree. The repository's own
-        folder is git's (no tree puts a file in ``.git``), and trusting git is what a rule
-        naming it is for, so the allow rules are not asked for every file there."""
+    def _worktree_tops(self, values: tuple[str | None, ...]) -> list[str | None]:
+        """The tops of the worktrees a git command writes files below from a tree git chooses
+        (``git_worktree_updates``: ``git checkout BRANCH``, ``git merge``); ``None``: one only
+        known when the line runs."""
         if not values or programs.name_of(values[0] or "") != "git" or not git_worktree_updates.updates_worktree(values):
-            return True
+            return []
         if not self.cwd_known:
-            return False
-        found = git_worktree_updates.tops(values, self.cwds)
-        if None in found:
-            return False
-        refusing = [c for c in self.rules.write
-                    if c.rule is not None and c.rule.effect in (Effect.DENY, Effect.ASK)]
-        for top in (Path(t) for t in found if t is not None):
-            for place in dict.fromkeys((Path(os.path.normpath(top)), Path(os.path.realpath(top)))):
-                if any(_reaches_below(c, place, self.where) for c in refusing) or any(
-                        place == p or place in p.parents for p in self.where.protected):
-                    return False
-        return True
+            return [None]
+        return git_worktree_updates.tops(values, self.cwds)
 
     def _rewritten_allowed(self, target: str | None) -> bool:
         """Whether a program may rewrite ``target`` in place (``Reading.rewritten``): it, and
@@ -755,12 +744,34 @@ class _Judge:
             found += [str(folder / name) for folder in dict.fromkeys(folders) for name in names]
         return found
 
-    def _below_refused(self, folder: str, own: tuple[str | None, ...]) -> bool:
+    def _below_refused(self, folder: str | None, *, repository_aside: bool = False) -> bool:
         """Whether a deny or ask write rule may match something below a folder a program writes
-        anywhere below (``tar -x`` in the workspace, ``@workspace/secret/**`` denied): the names
-        standing for what it writes there match no such rule, so the folder itself is judged
-        as a write, as the file tools judge a write to a folder above what a deny names."""
-        return self._write_effect(Word(folder, folder), own) in (Effect.DENY, Effect.ASK)
+        anywhere below (``tar -x -C out`` beside ``@workspace/**/.github/**`` denied): the names
+        standing for what it writes there match no glob starting above the folder, so the rules'
+        starting folders are judged (``below_reach``), and the protected places there, for the
+        folder as written and as the kernel reads it. ``None``: a folder only known when the
+        line runs. ``repository_aside``: a worktree's top git writes from a tree (see
+        ``below_reach.reaches_below``)."""
+        places = self._places(folder)
+        if places is None:
+            return True
+        refusing = [c for c in self.rules.write if c.rule is not None and c.rule.effect in (Effect.DENY, Effect.ASK)]
+        return any(reaches_below(c, place, self.where, repository_aside=repository_aside) for c in refusing
+                   for place in places) or any(place == p or place in p.parents
+                                               for place in places for p in self.where.protected)
+
+    def _places(self, folder: str | None) -> list[Path] | None:
+        """Where a folder word of the command leads, from each folder the line may run in: the
+        path as written (``..`` taken lexically) and as the kernel reads it; ``None`` when only
+        known when the line runs (a relative one after a ``cd`` to a folder not known, ``~user``)."""
+        if folder is None:
+            return None
+        texts = [_home_expanded(f, self.where.home) for f in self.tildes.spellings(folder)]
+        if None in texts or (not self.cwd_known and any(not os.path.isabs(t) for t in texts if t is not None)):
+            return None
+        joined = [t if os.path.isabs(t) else str(c / t) for t in texts if t is not None
+                  for c in ([Path("/")] if os.path.isabs(t) else self.cwds)]
+        return list(dict.fromkeys(p for j in joined for p in both_readings(j)))
 
     def _writes_allowed(self, path: str | None, sandbox: bool, own: tuple[str | None, ...] | None = None) -> bool:
         """Whether the write rules let a program (``own``) write ``path`` (``None``: only known
@@ -988,11 +999,16 @@ class _Judge:
             found = self._linked_denied(words, reading)
             if found is not None:
                 return found
-        for word in (*words[1:], *(Word(v, v) for v in reading.values)):
+        values = tuple(w.value for w in words)
+        working = folder_moves.working_folder_words(programs.base(values[0]) if values[0] is not None else None,
+                                                    values)
+        for k, word in enumerate((*words[1:], *(Word(v, v) for v in reading.values)), start=1):
+            runs_there = k in working
             key = (word.value, word.raw, reading.reads_only)
             if key in checked:
                 continue  # the same word again (`ls a a a …`)
-            checked.add(key)
+            if not runs_there:  # (judged more narrowly: the same word as an operand is judged again)
+                checked.add(key)
             if word.value is None:
                 folder = _glob_folder(word)
                 if folder is not None:
@@ -1009,17 +1025,22 @@ class _Judge:
             for target in self._paths_of(word):
                 if floor.inside(target, self.where.protected):
                     return _floor(floor.OWN_SETTINGS_NAMED)
-                found = self._denied(target, reading, shallow=shallow)
+                found = self._denied(target, reading, shallow=shallow, runs_there=runs_there)
                 if found is not None:
                     return found
         return None
 
-    def _denied(self, target: Path, reading: Reading, *, shallow: bool = False) -> Provenance | None:
+    def _denied(self, target: Path, reading: Reading, *, shallow: bool = False,
+                runs_there: bool = False) -> Provenance | None:
         """The deny rule reached by a program reading (or writing) ``target``: the rule matches
         it or what it holds, or (a folder above what the rule denies) the program reaches it
         going down. ``shallow``: the program reads only the names and details of a folder's
         entries (``lists_entries_only``), so a folder two levels down is out of its reach, and
-        an entry counts only where the rule names the entry itself (``~/.ssh``, not ``~/.ssh/**``)."""
+        an entry counts only where the rule names the entry itself (``~/.ssh``, not ``~/.ssh/**``).
+        ``runs_there``: ``target`` is the folder the program works in (``ninja -C DIR``:
+        ``folder_moves.working_folder_words``), judged as the folder a program runs in is: only a
+        rule matching it or what it holds, not one below it (``ninja -C ..`` from src beside a
+        denied ``.git/**``, as ``ninja`` at the workspace's top)."""
         real = Path(os.path.realpath(target))
         forms = {target, real, target / "any-file", real / "any-file"}
         where = self.where
@@ -1029,7 +1050,7 @@ class _Judge:
                 return provenance_of(item)
             # A folder above what the rule denies: a program that reads (or, for a write rule,
             # writes) recursively reaches it — unless the program only reads and it is a write rule.
-            if reading.reads_only and item in self.rules.write:
+            if runs_there or (reading.reads_only and item in self.rules.write):
                 continue
             bases = item.matcher.bases(workspaces=where.workspaces, home=where.home)
             if shallow:
@@ -1491,17 +1512,6 @@ def _narrow_pattern(program: str, values: tuple[str | None, ...]) -> str:
 #: Names standing for anything a program may write below a folder (``tar -x``): a file in it,
 #: and one in a folder below it.
 _ANY_BELOW = ("any-file", "any-folder/any-file")
-
-
-def _reaches_below(item: Compiled, top: Path, where: floor.Where) -> bool:
-    """Whether a path rule may match a file below the folder ``top`` (git's own ``top/.git``
-    aside): one of its starting folders is ``top``, below it, or above it (``~/**/*.pem``)."""
-    if not isinstance(item.matcher, PathPattern):
-        return True
-    repository = top / ".git"
-    bases = [b for b in item.matcher.bases(workspaces=where.workspaces, home=where.home)
-             if b != repository and repository not in b.parents]
-    return any(b == top or top in b.parents or b in top.parents for b in bases)
 
 
 def _written_paths(reading: Reading) -> list[str | None]:

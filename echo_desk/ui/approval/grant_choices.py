@@ -183,7 +183,6 @@ class GrantChoices(QWidget):
     def retranslate(self, *_args: object) -> None:
         self.parts_caption.setText(_("How each part of this call was checked"))
         self.parts.retranslate()
-        self.parts.setAccessibleName(_("How each part of this call was checked"))
         self.remember_caption.setText(_("Or allow this and similar calls from now on:"))
         for radio, suggestion in zip(self.radios, self.verdict.suggestions, strict=True):
             radio.setToolTip(suggestion_tooltip(suggestion))

@@ -24,22 +24,28 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
+from echo_desk.common.cut_text import cut_note
 from echo_desk.common.secret_names import is_secret_field
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
-from echo_desk.tools.host import Answer, AnswerAction, Question
+from echo_desk.tools.host import Answer, AnswerAction, Question, choice_titles
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui.approval.front_delay import FrontDelay
 from echo_desk.ui.core import i18n_qt, theme
+from echo_desk.ui.core.wrap_text import breakable
 from echo_desk.ui.widgets.full_text_box import plain_tooltip
 
 #: How many lines of the question show before it scrolls.
 MOST_PROMPT_LINES = 20
+#: The fewest its box gives way to when the form under it needs the room (a long field title on
+#: a small screen): held at full height, the form's rows were drawn over the server's text.
+LEAST_PROMPT_LINES = 5
 
 
 def _plain_label(text: str) -> QLabel:
@@ -74,6 +80,9 @@ class QuestionDialog(QDialog):
         self.question = question
         self.answer: Answer | None = None
         self.fields: dict[str, QWidget] = {}
+        self.field_labels: dict[str, QLabel] = {}
+        #: A text field's default as shown (escapes visible, a cut said) and the value it stands for.
+        self._shown_defaults: dict[str, tuple[str, str]] = {}
         self.setMinimumWidth(480)
         layout = QVBoxLayout(self)
         # Who asks comes first, in bold, from typed data: a server's question must never pass
@@ -88,7 +97,7 @@ class QuestionDialog(QDialog):
             self.destination = _plain_label("")
             theme.styled(self.destination, lambda p: f"color: {p.danger_text}; background: {p.danger_bg}; padding: 4px;")
             layout.addWidget(self.destination)
-        prompt = _plain_label(visible(question.prompt))
+        prompt = _plain_label("")
         prompt.setWordWrap(True)
         prompt.setTextFormat(Qt.TextFormat.PlainText)
         prompt.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -107,7 +116,10 @@ class QuestionDialog(QDialog):
             self.prompt_scroll.setFrameShape(QFrame.Shape.NoFrame)
             self.prompt_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
             self.prompt_scroll.setWidget(prompt)
-            self.prompt_scroll.setFixedHeight(self.fontMetrics().lineSpacing() * MOST_PROMPT_LINES)
+            line = self.fontMetrics().lineSpacing()
+            self.prompt_scroll.setMinimumHeight(line * LEAST_PROMPT_LINES)
+            self.prompt_scroll.setMaximumHeight(line * MOST_PROMPT_LINES)
+            self.prompt_scroll.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
             layout.addWidget(self.prompt_scroll)
         else:
             layout.addWidget(prompt)
@@ -127,19 +139,22 @@ class QuestionDialog(QDialog):
             layout.addWidget(self.url)
         elif properties:
             form = QFormLayout()
-            required = set((question.schema or {}).get("required") or [])
             for name, spec in properties.items():
                 spec = spec if isinstance(spec, dict) else {}
                 widget = self._field(spec)
                 title = str(spec.get("title") or name)
-                label = visible(title, one_line=True) + (" *" if name in required else "")
                 if isinstance(widget, QLineEdit) and is_secret_field(name, title, str(spec.get("format") or "")):
                     widget.setEchoMode(QLineEdit.EchoMode.Password)
-                widget.setAccessibleName(label)
-                if spec.get("description"):
-                    widget.setToolTip(plain_tooltip(str(spec["description"])))
+                if isinstance(widget, QLineEdit) and spec.get("default") is not None:
+                    # Escapes visible, as every other text of the asker's: a bidi override in a
+                    # default drew "yes" for what was not.
+                    default = str(spec["default"])
+                    cut = question.form_cuts.get((name, "default"), 0)
+                    widget.setText(visible(default, one_line=True) + (" " + cut_note(cut) if cut else ""))
+                    self._shown_defaults[name] = (widget.text(), default)
                 self.fields[name] = widget
-                form.addRow(_plain_label(label), widget)
+                self.field_labels[name] = _plain_label("")
+                form.addRow(self.field_labels[name], widget)
             layout.addLayout(form)
         elif question.choices:
             self.choices = QListWidget()
@@ -179,6 +194,23 @@ class QuestionDialog(QDialog):
             name=visible(self.question.mcp_server, one_line=True)) if self.question.mcp_server
             else _("A question for you"))
         self.asker.setText(_asker_text(self.question))
+        question = self.question
+        self.prompt.setText(visible(question.prompt) + ("\n" + cut_note(question.prompt_cut)
+                                                         if question.prompt_cut else ""))
+        properties = (question.schema or {}).get("properties") or {}
+        required = set((question.schema or {}).get("required") or [])
+        for name, label in self.field_labels.items():
+            spec = properties[name] if isinstance(properties[name], dict) else {}
+            text = visible(str(spec.get("title") or name), one_line=True)
+            if cut := question.form_cuts.get((name, "title"), 0):
+                text += " " + cut_note(cut)
+            text += " *" if name in required else ""
+            label.setText(breakable(text))
+            self.fields[name].setAccessibleName(text)
+            if spec.get("description"):
+                cut = question.form_cuts.get((name, "description"), 0)
+                self.fields[name].setToolTip(plain_tooltip(str(spec["description"])
+                                                           + ("\n" + cut_note(cut) if cut else "")))
         if self.destination is not None and self.question.url:
             self.destination.setText(_("The page opens in your browser, outside Echo Desk: what you enter there goes "
                                        "to that site. The server only learns whether you opened it."))
@@ -209,19 +241,24 @@ class QuestionDialog(QDialog):
         default = spec.get("default")
         if "enum" in spec:
             combo = QComboBox()
-            combo.addItems([visible(str(v), one_line=True) for v in spec["enum"]])
+            combo.addItems([visible(title, one_line=True) for title in choice_titles(spec)])
             if default in spec["enum"]:
                 combo.setCurrentIndex(list(spec["enum"]).index(default))
             combo.setProperty("enum_values", list(spec["enum"]))
             return combo
         if kind == "boolean":
             box = QCheckBox()
-            box.setChecked(bool(default))
+            # Only a real true ticks it: bool("false") is True (the core refuses such a form from
+            # a server; this holds for any other asker).
+            box.setChecked(default is True)
             return box
         if kind == "integer":
             spin = QSpinBox()
-            spin.setRange(int(spec.get("minimum", -2**31)), int(spec.get("maximum", 2**31 - 1)))
-            spin.setValue(int(default or 0))
+            # A spin box holds 32-bit values: wider bounds are narrowed to them, not overflowed.
+            low, high = -2**31, 2**31 - 1
+            spin.setRange(max(low, min(high, int(spec.get("minimum", low)))),
+                          max(low, min(high, int(spec.get("maximum", high)))))
+            spin.setValue(max(low, min(high, int(default or 0))))
             return spin
         if kind == "number":
             dspin = QDoubleSpinBox()
@@ -229,10 +266,7 @@ class QuestionDialog(QDialog):
             dspin.setRange(float(spec.get("minimum", -1e12)), float(spec.get("maximum", 1e12)))
             dspin.setValue(float(default or 0))
             return dspin
-        line = QLineEdit()
-        if default is not None:
-            line.setText(str(default))
-        return line
+        return QLineEdit()  # its default is set by the caller, made visible
 
     def values(self) -> JsonObject:
         out: JsonObject = {}
@@ -244,7 +278,10 @@ class QuestionDialog(QDialog):
             elif isinstance(widget, QSpinBox | QDoubleSpinBox):
                 out[name] = widget.value()
             elif isinstance(widget, QLineEdit):
-                out[name] = widget.text()
+                shown, default = self._shown_defaults.get(name, ("", ""))
+                # Kept as shown, the default is sent as the asker gave it: the escapes stood
+                # for its hidden characters, the note for the part that was cut.
+                out[name] = default if name in self._shown_defaults and widget.text() == shown else widget.text()
         return out
 
     def _update_answer(self) -> None:

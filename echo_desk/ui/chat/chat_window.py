@@ -54,6 +54,9 @@ if TYPE_CHECKING:
     from echo_desk.ui.chat.transcript import TranscriptItem
     from echo_desk.ui.chat.window_services import WindowServices
 
+#: The smallest the main window goes (width, height).
+SMALLEST = (900, 600)
+
 
 class MainWindow(QMainWindow):
     settings_requested = Signal()
@@ -67,6 +70,9 @@ class MainWindow(QMainWindow):
         self.extras_built = False
         self.services: WindowServices | None = None
         self.resize(1180, 760)
+        # Below this the transcript has no room left to give: the notice above it lost lines and
+        # the example requests were squashed (it went down to 764×354). It fits a 1024×768 screen.
+        self.setMinimumSize(*SMALLEST)
         self.host = QtHost(lambda: self)
         self.session = ChatSession(self.host, self)
         self.session.busy_changed.connect(self._on_busy)

@@ -12,6 +12,8 @@ from echo_desk.i18n import _, aside
 from echo_desk.tools.host import TodoItem, TodoStatus
 from echo_desk.ui.core import i18n_qt, theme
 
+#: The panel is never narrower than this many characters: its hint reads as a sentence.
+LEAST_WIDTH_CHARS = 18
 _MARKS = {TodoStatus.DONE: "☑", TodoStatus.IN_PROGRESS: "◐", TodoStatus.PENDING: "☐"}
 
 
@@ -33,6 +35,8 @@ class TodoPanel(QWidget):
         theme.styled(self.empty, lambda p: f"color: {p.muted}")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignTop)
         layout.addWidget(self.caption)
+        # In a narrow window the splitter gave the panel what was left, a column one word wide.
+        self.setMinimumWidth(LEAST_WIDTH_CHARS * self.fontMetrics().averageCharWidth())
         layout.addWidget(self.list, 1)
         layout.addWidget(self.empty, 1)
         self.retranslate()

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from echo_desk.agent.status import ToolStatus
 from echo_desk.common.json_text import read_json
 from echo_desk.common.visible_text import visible, visible_path
-from echo_desk.i18n import _, aside, labelled, list_text, ngettext, shown
+from echo_desk.i18n import _, aside, for_model, labelled, list_text, ngettext, shown
 from echo_desk.tools.results import FileChange
 from echo_desk.ui.chat.card_facts import PART_LABELS, Unreadable
 from echo_desk.ui.chat.result_grid import grid_html
@@ -218,7 +218,16 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
 
 def copy_text(item: TranscriptItem) -> str:
     """What "Copy" puts on the clipboard for a card: the whole of it, unreadable parts as received."""
-    parts = [f"{item.tool_name} {item.arguments}", item.output, item.error, item.result]
+    parts = [f"{item.tool_name} {item.arguments}", item.output, *_error_copied(item.error), item.result]
     parts += [c.diff for c in item.file_changes]
     parts += [u.raw for u in item.unreadable]
     return "\n\n".join(p for p in parts if p)
+
+
+def _error_copied(error: str) -> list[str]:
+    """The error as the card shows it, then the agent's own English words when they differ (a
+    report quotes both), alike on the live card and on one reopened from storage."""
+    if not error:
+        return []
+    said, read = shown(error), for_model(error)
+    return [said] if read == said else [said, labelled(_("What the agent read"), read)]

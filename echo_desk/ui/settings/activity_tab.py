@@ -74,6 +74,8 @@ COL_TIME, COL_WHO, COL_TOOL, COL_VERDICT, COL_DECIDER = range(5)
 MOST_NAME_WIDTH = 220
 LEAST_NAME_WIDTH = 90
 LEAST_DECIDER_WIDTH = 120
+#: The verdict filter is this many characters wide ("Any verdict"); its list shows each whole.
+VERDICT_CHARS = 12
 
 
 class ActivityTab(QWidget):
@@ -101,6 +103,10 @@ class ActivityTab(QWidget):
             self.decision.addItem("", decision.value)
         for event in EVENT_LABELS:  # a row that is no call is found by what it records
             self.decision.addItem("", event.value)
+        # The verdicts' longest words take the list that drops down, not the row: the filters
+        # beside it keep room for their hints in the narrowest Settings window.
+        self.decision.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.decision.setMinimumContentsLength(VERDICT_CHARS)
         self.period = QComboBox()
         for seconds, _label in PERIODS:
             self.period.addItem("", seconds)
@@ -123,6 +129,11 @@ class ActivityTab(QWidget):
         header.setSectionResizeMode(COL_DECIDER, QHeaderView.ResizeMode.Stretch)
         self.calls.currentItemChanged.connect(lambda *_: self._update_why())
         layout.addWidget(self.calls, 1)
+        # An empty table says why it is empty and what will fill it.
+        self.empty = QLabel()
+        self.empty.setTextFormat(Qt.TextFormat.PlainText)
+        self.empty.setWordWrap(True)
+        layout.addWidget(self.empty)
         self.detail = QLabel()
         self.detail.setTextFormat(Qt.TextFormat.PlainText)
         self.detail.setWordWrap(True)
@@ -206,7 +217,18 @@ class ActivityTab(QWidget):
                     item.setToolTip(column, plain_tooltip(str(whole)))
             self.calls.addTopLevelItem(item)
         self._fit_columns()
+        self._say_why_empty()
         self._update_why()
+
+    def _say_why_empty(self) -> None:
+        self.empty.setVisible(not self.rows)
+        if self.rows:
+            return
+        filtering = bool(self.tool.text().strip() or self.conversation.text().strip()
+                         or self.decision.currentIndex() > 0 or self.period.currentIndex() > 0)
+        self.empty.setText(_("No call matches these filters.") if filtering else
+                           _("No tool calls yet. Each call the agent or a connected app makes is listed here, "
+                             "with its verdict and what decided it."))
 
     def _fit_columns(self) -> None:
         # The verdict's words differ in length by language ("withdrawn while you were asked"):
@@ -308,14 +330,22 @@ class ActivityTab(QWidget):
     def retranslate(self, *_args: object) -> None:
         self.tool.setPlaceholderText(_("Tool (exact name)"))
         self.tool.setAccessibleName(_("Filter by tool"))
-        self.conversation.setPlaceholderText(_("Conversation id (its first characters)"))
+        self.conversation.setPlaceholderText(_("Conversation id"))
+        self.conversation.setToolTip(_("The first characters of a conversation's id are enough, as the From "
+                                       "column shows them."))
         self.conversation.setAccessibleName(_("Filter by conversation"))
+        for edit in (self.tool, self.conversation):
+            _room_for_hint(edit)
         self.decision.setItemText(0, _("Any verdict"))
         for i, decision in enumerate(Decision, start=1):
             self.decision.setItemText(i, _(DECISION_LABELS[decision]))
         for i, event in enumerate(EVENT_LABELS, start=1 + len(Decision)):
             self.decision.setItemText(i, _(EVENT_LABELS[event]))
         self.decision.setAccessibleName(_("Filter by verdict"))
+        # (Its rows are sized by the combo's width: measured by their words, with room for a check mark.)
+        view, metrics = self.decision.view(), self.decision.fontMetrics()
+        widest = max(metrics.horizontalAdvance(self.decision.itemText(i)) for i in range(self.decision.count()))
+        view.setMinimumWidth(widest + 2 * metrics.height() + view.verticalScrollBar().sizeHint().width())
         for i, (_seconds, label) in enumerate(PERIODS):
             self.period.setItemText(i, _(label))
         self.period.setAccessibleName(_("Filter by time"))
@@ -329,6 +359,14 @@ class ActivityTab(QWidget):
         self.export.setText(_("Export as JSON Lines…"))
         self._render()
         self._say_what_is_not_written()
+
+
+def _room_for_hint(edit: QLineEdit) -> None:
+    """At least as wide as its placeholder: a filter's hint cut to "Conversati…" says nothing.
+    (A line edit's own hint is 17 "x": what is beyond them is its frame and margins.)"""
+    metrics = edit.fontMetrics()
+    frame = edit.sizeHint().width() - 17 * metrics.horizontalAdvance("x")
+    edit.setMinimumWidth(metrics.horizontalAdvance(edit.placeholderText()) + frame)
 
 
 def _failure_words(record: JsonObject) -> str:

@@ -58,6 +58,8 @@ if TYPE_CHECKING:  # the MCP package loads off the UI thread, when the page firs
 COL_APP, COL_FILE, COL_SERVERS, COL_STATUS = range(4)
 #: An app may write its file in several steps: it is read again once they have settled.
 WATCH_SETTLE_MS = 300
+#: The tools list is never shorter than this many lines of text.
+TOOLS_LINES = 5
 
 
 class ConnectedAppsPage(QWidget):
@@ -111,6 +113,9 @@ class ConnectedAppsPage(QWidget):
         self.tools_label = QLabel()
         self.tools_label.setWordWrap(True)
         self.tools = QListWidget()
+        # Room for a few rows, or for the sentence it shows while empty: in the smallest Settings
+        # window it was one line high and cut that sentence to half a line.
+        self.tools.setMinimumHeight(TOOLS_LINES * self.tools.fontMetrics().lineSpacing() + 2 * self.tools.frameWidth())
         self.tools.itemChanged.connect(self._tool_toggled)
         for widget in (self.builtins, self.builtins_note, self.database_writes, self.tools_label, self.tools):
             profile_layout.addWidget(widget)

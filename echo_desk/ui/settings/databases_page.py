@@ -92,6 +92,11 @@ class DatabasesPage(QWidget):
         self.table.itemSelectionChanged.connect(self._on_selected)
         self.table.setMaximumHeight(180)
         layout.addWidget(self.table)
+        # While there is none, how to add one: the form below is where (not only the Add button).
+        self.empty = QLabel()
+        self.empty.setWordWrap(True)
+        self.empty.setTextFormat(Qt.TextFormat.PlainText)
+        layout.addWidget(self.empty)
         row = QHBoxLayout()
         self.add_button = QPushButton()
         self.add_button.clicked.connect(self.start_new)
@@ -155,6 +160,7 @@ class DatabasesPage(QWidget):
                              "lasts until Echo Desk exits, and is never written to the settings file."))
         self.table.setHorizontalHeaderLabels([_("Name"), _("Type"), _("Address (no password)"), _("Write mode")])
         self.table.setAccessibleName(_("Database connections"))
+        self.empty.setText(_("No database connections yet. Fill in the form below and press Save to add one."))
         self.add_button.setText(_("Add…"))
         self.add_button.setAccessibleName(_("Add a database connection"))
         self.remove_button.setText(_("Remove"))
@@ -217,6 +223,7 @@ class DatabasesPage(QWidget):
                     self.table.selectRow(row)
         self.table.blockSignals(False)
         self.remove_button.setEnabled(bool(self.table.selectedItems()))
+        self.empty.setVisible(not conns)
 
     def selected_name(self) -> str | None:
         items = self.table.selectedItems()

@@ -97,6 +97,9 @@ class SandboxPage(QWidget):
         self.scroll_area = QScrollArea()
         self.scroll_area.setWidgetResizable(True)
         self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        # Not a stop of its own: the first Tab went to it and showed nothing (the area scrolls to
+        # whatever control the focus moves to).
+        self.scroll_area.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         content = QWidget()
         self.scroll_area.setWidget(content)
         outer.addWidget(self.scroll_area)
@@ -203,6 +206,11 @@ class SandboxPage(QWidget):
         self.always_caption.setText(_("Always hidden here, each with why (a place that does not exist yet is "
                                       "hidden as soon as it does):"))
         self.always_hidden.setAccessibleName(_("Always hidden"))
+        self.mode.setAccessibleName(_("Run commands"))
+        self.hidden.setAccessibleName(_("Hidden paths"))
+        self.hidden.setPlaceholderText(_("One path per line, e.g.\n~/private\n~/work/client-secrets"))
+        self.domains.setAccessibleName(_("Allowed domains"))
+        self.domains.setPlaceholderText(_("One domain per line, e.g.\npypi.org\n*.githubusercontent.com"))
         self._fill_always_hidden()
         self.save_hidden.setText(_("Save hidden paths"))
         self.domains_label.setText(_("Network: sandboxed commands have none, except these domains (one per line, "

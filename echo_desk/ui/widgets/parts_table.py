@@ -49,6 +49,7 @@ class PartsTable(QTreeWidget):
 
     def retranslate(self, *_args: object) -> None:
         self.setHeaderLabels([_("Part"), _("Verdict"), _("Decided by")])
+        self.setAccessibleName(_("How each part of this call was checked"))
         for i, part in enumerate(self._parts):
             item = self.topLevelItem(i)
             if item is None:

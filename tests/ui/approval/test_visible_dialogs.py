@@ -18,6 +18,7 @@ from echo_desk.ui.approval.approval_dialog import ApprovalDialog
 from echo_desk.ui.approval.question_dialog import QuestionDialog
 from echo_desk.ui.approval.server_start_dialog import ServerStartDialog
 from echo_desk.ui.chat.markdown import markdown_document
+from echo_desk.ui.core.wrap_text import BREAK_POINT
 from echo_desk.ui.widgets.full_text_box import plain_tooltip
 from tests import hostile_text as H
 
@@ -127,7 +128,7 @@ def test_a_servers_form_says_who_asks_in_plain_text_and_masks_the_key(qtbot) -> 
     qtbot.waitExposed(dialog)
     labels = dialog.findChildren(QLabel)
     assert all(label.textFormat().name == "PlainText" for label in labels if label.text())
-    texts = [label.text() for label in labels]
+    texts = [label.text().replace(BREAK_POINT, "") for label in labels]  # less the shown copy's break points
     assert texts[0] == "MCP server “evil” asks:"
     assert H.PHISH_TITLE in texts  # the tags are shown as text; no image is loaded
     assert "<b style='color:red'>OpenAI API key</b>" in texts
@@ -173,6 +174,52 @@ def test_a_long_question_scrolls_and_its_buttons_stay_on_the_screen(qtbot, promp
     assert dialog.ok.mapTo(dialog, dialog.ok.rect().bottomLeft()).y() <= dialog.height()
     assert dialog.prompt_scroll is not None and dialog.prompt_scroll.verticalScrollBar().maximum() > 0
     assert dialog.asker.text() == "MCP server “notes” asks:"
+
+
+def test_a_long_question_gives_room_to_a_forms_long_labels_instead_of_drawing_over_them(qtbot) -> None:
+    """The question's box was 20 lines high whatever the form under it needed: with a long field
+    title in a dialog made small (or on a small screen), the form's rows were drawn over the
+    server's text. The box gives way (down to 5 lines) and scrolls."""
+    schema = {"type": "object", "properties": {
+        "confirm": {"type": "string", "title": "Type yes to go on"},
+        "note": {"type": "string", "title": "Note " + "Name of it " * 18}}}
+    dialog = QuestionDialog(Question(prompt="Allow? " * 20_000, schema=schema, asked_by="MCP server notes",
+                                     mcp_server="notes"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    # 150 pixels short of what it asks for: a smaller screen (Qt caps a window at two thirds of
+    # it), or the person making it smaller.
+    asked = dialog.height()
+    dialog.resize(dialog.width(), asked - 150)
+    qtbot.waitUntil(lambda: dialog.height() < asked)
+    assert dialog.prompt_scroll is not None
+    box_bottom = dialog.prompt_scroll.geometry().bottom()
+    for name, label in dialog.field_labels.items():
+        assert label.geometry().top() > box_bottom, name
+        assert dialog.fields[name].geometry().top() > box_bottom, name
+    assert dialog.ok.mapTo(dialog, dialog.ok.rect().bottomLeft()).y() <= dialog.height()
+
+
+def test_a_field_title_without_a_space_wraps_and_the_form_fits(qtbot) -> None:
+    """200 letters without a space (the most of a title the core lets through) had no break point:
+    the label asked for 2,372 pixels, got none, and the title was not shown at all, while the
+    server warning above it lost its second line."""
+    title = "W" * 200
+    schema = {"type": "object", "properties": {"confirm": {"type": "string", "title": title}}}
+    dialog = QuestionDialog(Question(prompt="Sure?", schema=schema, asked_by="MCP server notes", mcp_server="notes"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    label = dialog.field_labels["confirm"]
+    assert dialog.width() <= dialog.screen().availableGeometry().width()
+    for shown in (label, dialog.destination):
+        assert shown is not None
+        assert 0 < shown.minimumSizeHint().width() <= shown.width()
+        assert shown.height() >= shown.heightForWidth(shown.width())
+    assert label.geometry().right() < dialog.fields["confirm"].geometry().left()
+    assert label.text().replace(BREAK_POINT, "") == title  # all of it, in the shown copy only
+    assert dialog.fields["confirm"].accessibleName() == title
 
 
 def test_the_agents_question_says_the_agent_asks(qtbot) -> None:

@@ -12,7 +12,15 @@ from echo_desk.agent.envelope import Envelope
 from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
-from echo_desk.i18n import N_, deferred_as_json, deferred_from_json, for_person, quoted_later, shown
+from echo_desk.i18n import (
+    N_,
+    deferred_as_json,
+    deferred_from_json,
+    for_model,
+    for_person,
+    quoted_later,
+    shown,
+)
 from echo_desk.runtime import Runtime
 from echo_desk.ui.chat.card_parse import result_of_envelope, result_of_stored
 from echo_desk.ui.chat.chat_session import _envelope_dict
@@ -82,6 +90,7 @@ def test_a_stored_message_is_formatted_only_when_each_field_is_a_plain_name_give
                       name=quoted_later("read_file"), seconds="5")
     kept = json.loads(json.dumps(deferred_as_json(made)))
     assert shown(deferred_from_json("model words", kept)) == "“read_file” did not finish within 5 s."
+    assert for_model(deferred_from_json("model words", kept)) == "model words"  # still the model's own
     assert deferred_as_json("plain text") is None
     hostile: list[Any] = [
         {"msgid": "{name.__class__.__mro__}", "params": {"name": "x"}},  # attribute access

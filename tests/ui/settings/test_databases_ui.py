@@ -73,6 +73,23 @@ def test_adding_a_connection_keeps_the_password_out_of_the_settings(qtbot, setti
     assert [c.name for c in settings_store.current.databases] == ["sales"]
 
 
+def test_with_no_connection_the_page_says_how_to_add_one(qtbot, settings_store: SettingsStore):
+    from echo_desk.ui.core import i18n_qt
+
+    i18n_qt.apply_language("zh_CN")
+    page = DatabasesPage(settings_store)
+    qtbot.addWidget(page)
+    page.show()
+    assert page.empty.isVisible() and "保存" in page.empty.text()  # an empty table said nothing
+    _fill(page, "notes", "sqlite", "/tmp/notes.sqlite3")
+    page.save_button.click()
+    assert page.table.rowCount() == 1 and not page.empty.isVisible()
+    i18n_qt.apply_language("en")
+    page.remove("notes")
+    assert page.table.rowCount() == 0 and page.empty.isVisible()
+    assert page.empty.text() == "No database connections yet. Fill in the form below and press Save to add one."
+
+
 def test_removing_a_connection_removes_its_password_and_readiness_follows(qtbot, settings_store, tmp_path):
     tools = database_tools(settings_store)
     execute = _tool(tools, DbExecuteTool)

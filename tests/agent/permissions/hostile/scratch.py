@@ -9,6 +9,8 @@ else a line touches is relative to the workspace, ``~``, or the environment set 
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import io
 import json
 import os
@@ -16,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import zipfile
 from pathlib import Path
 
 #: The run's root is nested this deep in its own folder, so a line climbing out of the root
@@ -107,6 +110,8 @@ HOME_FILES: dict[str, str] = {
     ".gdbinit": "source ~/dotfiles/gdbinit\nset auto-load safe-path /\n",
     # … and vim reads the startup file of the folder it starts in, as its 'exrc' asks (s165).
     ".vimrc": "set exrc\n",
+    # pre-commit's store of hook repositories, which `pre-commit clean` deletes (s254).
+    ".cache/pre-commit/README": "pre-commit's store\n",
 }
 OTHER_FILES: dict[str, str] = {
     "other.txt": "outside\n",
@@ -215,6 +220,7 @@ def build_template(into: Path) -> Path:
                             capture_output=True, text=True, input=signed, env=base_env(root)).stdout.strip()
     _git(ws, "update-ref", "refs/signed/main", commit)
     _branch_changing_ci(ws, root)
+    _payloads(ws / "kit")
     # An uncommitted change, so that `git diff` has something to show (and run a differ for).
     (ws / "a.txt").write_text("alpha\nBETA\ngamma\n", encoding="utf-8")
     for hooks in (ws / ".git" / "hooks", ws / "tmp" / "sub" / ".git" / "hooks"):
@@ -244,6 +250,41 @@ def _branch_changing_ci(ws: Path, root: Path) -> None:
     commit = git("commit-tree", git("write-tree"), "-p", "HEAD", "-m", "ci: run on every event")
     git("update-ref", "refs/heads/ci-update", commit)
     (root / "ci-update.index").unlink()
+
+
+#: What the archives and the wheel in kit/ hold: a CI workflow and a secrets file, each below a
+#: folder of its own, as an archive someone sent or the agent packed earlier can (s250).
+PAYLOAD = {".github/workflows/ci.yml": b"on: pwned\n", "cfg/.env": b"TOKEN=pwned\n"}
+
+
+def _payloads(kit: Path) -> None:
+    """A tar archive, a zip archive and a wheel, untracked, whose members land below the folder
+    they are unpacked or installed into (``unzip -d out/u``, ``pip install --target out/lib``),
+    and an empty folder to unpack into that holds no links, unlike out/ (``tar -C out/unpack``)."""
+    kit.mkdir()
+    (kit.parent / "out" / "unpack").mkdir()
+    with tarfile.open(kit / "payload.tar", "w") as tar:
+        for name, data in PAYLOAD.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    with zipfile.ZipFile(kit / "payload.zip", "w") as archive:
+        for name, data in PAYLOAD.items():
+            archive.writestr(name, data)
+    # (a wheel's files go where pip puts the package's own: the root of --target)
+    info = "payload-1.0.dist-info"
+    files = {**PAYLOAD, "payload/__init__.py": b"",
+             f"{info}/METADATA": b"Metadata-Version: 2.1\nName: payload\nVersion: 1.0\n",
+             f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: scratch\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    record = [f"{name},sha256={_record_hash(data)},{len(data)}" for name, data in files.items()]
+    files[f"{info}/RECORD"] = ("\n".join([*record, f"{info}/RECORD,,"]) + "\n").encode()
+    with zipfile.ZipFile(kit / "payload-1.0-py3-none-any.whl", "w") as wheel:
+        for name, data in files.items():
+            wheel.writestr(name, data)
+
+
+def _record_hash(data: bytes) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
 
 
 def _hg_repository(folder: Path, root: Path) -> None:

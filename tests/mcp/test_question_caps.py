@@ -1,0 +1,124 @@
+"""A server's question is cut to a readable size in the core, before any host lays it out, and
+the host is told how much was cut where. Against a real stdio server (question_server.py)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from typing import Any
+
+import pytest
+
+from echo_desk.mcp.config import parse_server
+from echo_desk.mcp.question_caps import (
+    MOST_CHOICES,
+    MOST_FIELDS,
+    MOST_FORM_TEXT_CHARS,
+    MOST_MESSAGE_CHARS,
+    MOST_TITLE_CHARS,
+)
+from echo_desk.tools import Answer
+from tests.mcp.helpers import HERE, get_tool
+from tests.mcp.test_everything import AnsweringHost, ctx
+
+QUESTION_SERVER = HERE / "question_server.py"
+
+
+async def _ask(make_manager: Any, registry: Any, host: AnsweringHost, **arguments: Any) -> Any:
+    """What the server's ``ask`` got back from Echo Desk (the ElicitResult, or the error)."""
+    config = parse_server("q", {"command": sys.executable, "args": ["-S", str(QUESTION_SERVER)]})
+    manager = make_manager({"q": config}, host=host)
+    await manager.start("q")
+    result = await get_tool(registry, "q__ask").execute(arguments, ctx("ask", host))
+    assert result.success, result.error
+    return json.loads(result.output)
+
+
+async def test_a_megabyte_question_reaches_the_host_cut_and_the_log_keeps_its_size(
+        make_manager, registry, caplog) -> None:
+    """Uncut, 1 MB held the window frozen for 3.5 s while a label wrapped it (15 MB: a minute)."""
+    host = AnsweringHost(Answer(action="decline"))
+    with caplog.at_level(logging.INFO, logger="echo_desk.mcp.calls"):
+        answer = await _ask(make_manager, registry, host, message="Proceed? ", pad=1_000_000)
+    assert answer == {"action": "decline"}
+    [question] = host.questions
+    assert question.prompt.startswith("Proceed? Allow? ") and len(question.prompt) == MOST_MESSAGE_CHARS
+    assert question.prompt_cut == 1_000_009 - MOST_MESSAGE_CHARS
+    assert "a question of 1000009 characters" in caplog.text
+
+
+async def test_a_forms_long_texts_are_cut_and_a_kept_default_goes_back_whole(make_manager, registry) -> None:
+    long = "Y" * 5000
+    schema = {"type": "object", "properties": {
+        "note": {"type": "string", "title": "T" * 3000, "description": "D" * 1500, "default": long},
+        "short": {"type": "string", "title": "Short", "default": "yes"}}}
+    kept = AnsweringHost(Answer(action="accept", values={"note": "Y" * MOST_FORM_TEXT_CHARS, "short": "yes"}))
+    answer = await _ask(make_manager, registry, kept, message="Fill in", schema=schema)
+    [question] = kept.questions
+    note = question.schema["properties"]["note"]
+    assert (note["title"], note["description"], note["default"]) == (
+        "T" * MOST_TITLE_CHARS, "D" * MOST_FORM_TEXT_CHARS, "Y" * MOST_FORM_TEXT_CHARS)
+    assert question.form_cuts == {("note", "title"): 2800, ("note", "description"): 500, ("note", "default"): 4000}
+    assert question.prompt_cut == 0
+    # Kept as shown (cut), the server's default goes back as the server gave it, not cut.
+    assert answer == {"action": "accept", "content": {"note": long, "short": "yes"}}
+    edited = AnsweringHost(Answer(action="accept", values={"note": "mine"}))
+    assert (await _ask(make_manager, registry, edited, schema=schema))["content"]["note"] == "mine"
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "object", "properties": {f"f{i}": {"type": "string"} for i in range(MOST_FIELDS + 1)}},
+    {"type": "object", "properties": {"pick": {"type": "string", "enum": [f"c{i}" for i in range(MOST_CHOICES + 1)]}}},
+    {"type": "object", "properties": {"pick": {"type": "string", "enum": ["short", "c" * 5000]}}},
+    {"type": "object", "properties": {"n" * 5000: {"type": "string"}}},
+    {"type": "object", "properties": {"count": {"type": "integer", "default": "abc"}}},
+    {"type": "object", "properties": {"price": {"type": "number", "minimum": "x"}}},
+    {"type": "object", "properties": {"agree": {"type": "boolean", "default": "false"}}},
+    {"type": "object", "properties": {"pick": {"type": "string", "oneOf": [
+        {"const": f"c{i}", "title": f"C {i}"} for i in range(MOST_CHOICES + 1)]}}},
+    {"type": "object", "properties": {"pick": {"type": "string", "oneOf": [{"const": "a", "title": "t" * 5000}]}}},
+    {"type": "object", "properties": {"pick": {"type": "string", "oneOf": [{"const": "c" * 5000, "title": "C"}]}}},
+    {"type": "object", "properties": {"pick": {"type": "string", "oneOf": [{"title": "No value"}]}}},
+    {"type": "object", "properties": {"pick": {"type": "string", "oneOf": [
+        {"const": "keep", "title": "Keep"}, {"const": "wipe", "title": "Keep"}]}}},
+    {"type": "object", "properties": {"pick": {"type": "string", "enum": ["keep", "wipe"], "enumNames": ["Keep"]}}},
+    {"type": "object", "properties": {"pick": {"type": "string", "enum": ["keep"], "enumNames": [1]}}},
+    {"type": "object", "properties": {"pick": {"type": "string", "enum": ["a"], "oneOf": [{"const": "b", "title": "B"}]}}},
+    {"type": "object", "properties": {"pick": {"type": "string", "oneOf": []}}},
+], ids=["too many fields", "too many choices", "a long choice", "a long field name", "a default not a number",
+        "a bound not a number", "a yes/no default not true or false", "too many titled choices", "a long title",
+        "a long titled choice", "a oneOf item without a const", "one title twice", "fewer titles than choices",
+        "a title not a text", "both enum and oneOf", "no choices"])
+async def test_a_form_that_cannot_be_shown_whole_is_refused_unshown(make_manager, registry, schema) -> None:
+    """A name or a choice is what the answer sends back: cut, it would be another one."""
+    host = AnsweringHost(Answer(action="accept"))
+    answer = await _ask(make_manager, registry, host, message="Pick", schema=schema)
+    assert not host.questions
+    assert answer["message"].startswith("Echo Desk did not show the question: ")
+
+
+async def test_a_hidden_character_in_a_default_reaches_the_host_kept(make_manager, registry) -> None:
+    """Kept for the host to show as an escape (tests/ui/approval): dropped, "yes⟨U+202E⟩" read as "yes"."""
+    schema = {"type": "object", "properties": {"confirm": {"type": "string", "default": "yes\u202e\u200bon"}}}
+    host = AnsweringHost(Answer(action="accept", values={"confirm": "yes\u202e\u200bon"}))
+    answer = await _ask(make_manager, registry, host, message="Sure?", schema=schema)
+    assert host.questions[0].schema["properties"]["confirm"]["default"] == "yes\u202e\u200bon"
+    assert host.questions[0].form_cuts == {}
+    assert answer["content"] == {"confirm": "yes\u202e\u200bon"}
+
+
+@pytest.mark.parametrize("spec", [
+    {"oneOf": [{"const": "keep", "title": "Keep my files"}, {"const": "wipe"}]},
+    {"enum": ["keep", "wipe"], "enumNames": ["Keep my files", "wipe"]},
+], ids=["oneOf", "enumNames"])
+async def test_titled_choices_reach_the_host_as_values_with_titles(make_manager, registry, spec) -> None:
+    """One shape for both spellings: a host that knows no titles (the terminal's) still offers
+    the values; a oneOf choice without a title is shown by its value."""
+    schema = {"type": "object", "properties": {"pick": {"type": "string", "default": "keep", **spec}}}
+    host = AnsweringHost(Answer(action="accept", values={"pick": "wipe"}))
+    answer = await _ask(make_manager, registry, host, message="Pick", schema=schema)
+    [question] = host.questions
+    assert question.schema["properties"]["pick"] == {
+        "type": "string", "default": "keep", "enum": ["keep", "wipe"], "enumNames": ["Keep my files", "wipe"]}
+    assert answer["content"] == {"pick": "wipe"}
