@@ -33,6 +33,7 @@ from echo_desk.agent.pipeline.audit_record import begin, record_call
 from echo_desk.agent.pipeline.call import Call, CallRecord, CallStopped, StatusCallback, ignore_status
 from echo_desk.agent.pipeline.checks import acquire_breaker, admitted, parsed_arguments, still_admitted
 from echo_desk.agent.pipeline.execution import preview_on_worker, run_preview, run_with_retries
+from echo_desk.agent.pipeline.kept_verdicts import KeptVerdicts
 from echo_desk.agent.registry import ToolRegistry
 from echo_desk.agent.revision import told_to_model
 from echo_desk.agent.scope import Scope, ScopedContext
@@ -81,6 +82,8 @@ class Dispatcher:
         self.permissions = permissions
         #: Keeps what each written file held before, for Revert (``None``: no undo).
         self.undo = undo
+        #: MCP calls' allows, reused while nothing they were worked out from changed.
+        self.kept_verdicts = KeptVerdicts()
 
     async def execute_tool(
         self,
@@ -197,7 +200,7 @@ class Dispatcher:
         else:
             if tool.has_preview:  # an engine adapter's preview runs on this loop: no hop to save
                 call.ctx.preview = await run_preview(call, call.params, inline=True)
-            rules, ruled = ruling(call)
+            rules, ruled = self.kept_verdicts.ruling(call, ruling)
             await approve(call, rules, ruled)
         if first is None and call.ctx.approved_by_person:
             # The person took their time: what they allowed must still be there, as it was (and

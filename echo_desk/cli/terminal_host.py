@@ -23,7 +23,15 @@ from echo_desk.common.cut_text import cut_note
 from echo_desk.common.secret_names import is_secret_field
 from echo_desk.common.visible_text import split_lines, visible, visible_json
 from echo_desk.i18n import N_, _, aside, labelled, list_text, shown, translate_in
-from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question, TodoItem, TodoStatus
+from echo_desk.tools.host import (
+    Answer,
+    AnswerAction,
+    NullToolHost,
+    Question,
+    TodoItem,
+    TodoStatus,
+    choice_titles,
+)
 from echo_desk.ui.approval.spawn_manifest import manifest_lines
 from echo_desk.ui.approval.targets_text import format_targets
 from echo_desk.ui.core.labels import CHANGE_LABELS, TARGET_LABELS
@@ -148,7 +156,7 @@ class TerminalHost(NullToolHost):
         default = spec.get("default", _UNSET)
         shown = "" if default is _UNSET else json.dumps(default, ensure_ascii=False).strip('"')
         kind = spec.get("type", "")
-        hint = f" ({'/'.join(map(str, spec['enum']))})" if "enum" in spec else (  # not prose: the options
+        hint = f" ({_options(spec)})" if "enum" in spec else (  # not prose: the options
             " " + _(_TYPE_HINTS[kind]) if kind in _TYPE_HINTS else "")
         hint = self._show(hint, one_line=True)
         title = self._show(str(spec.get("title") or name), one_line=True)
@@ -206,6 +214,14 @@ _UNSET = object()
 _TYPE_HINTS = {"integer": N_("(a whole number)"), "number": N_("(a number)"), "boolean": N_("(yes/no)")}
 _TRUE = frozenset({"y", "yes", "true", "1", "on"})
 _FALSE = frozenset({"n", "no", "false", "0", "off"})
+
+
+def _options(spec: dict[str, Any]) -> str:
+    """A field's choices as typed, each with its title where it has one ("keep = Keep my files")."""
+    pairs = [(str(value), title) for value, title in zip(spec["enum"], choice_titles(spec), strict=True)]
+    if all(value == title for value, title in pairs):
+        return "/".join(value for value, _title in pairs)
+    return " / ".join(value if value == title else f"{value} = {title}" for value, title in pairs)
 
 
 def field_value(spec: dict[str, Any], raw: str) -> object:

@@ -544,20 +544,30 @@ class McpManager:
             for name in stale:
                 # Ended here, before the change is reported done: until its restart (on the
                 # manager's loop, later) a call could still reach it and read the newly hidden path.
-                conn = self._servers[name].conn
-                if conn is not None and not conn.end_now(restarting=True):
+                srv = self._servers[name]
+                conn = srv.conn
+                if conn is None:
+                    continue
+                if not conn.end_now(restarting=True):
                     log.warning("MCP server %s: could not be ended at once for the new sandbox paths", name)
-                future = asyncio.run_coroutine_threadsafe(self._restart_stale(name, wanted), self._loop)
+                future = asyncio.run_coroutine_threadsafe(self._restart_stale(srv, conn), self._loop)
                 self._background.add(future)
                 future.add_done_callback(self._background.discard)
 
-    async def _restart_stale(self, name: str, wanted: tuple[tuple[str, ...], tuple[str, ...]]) -> None:
-        srv = self._servers.get(name)
-        conn = srv.conn if srv is not None else None
-        if conn is None or conn.started_with is None or persons_paths(conn.started_with) == wanted:
-            return  # stopped, or already started again meanwhile
+    async def _restart_stale(self, srv: ServerRecord, ended: ServerConnection) -> None:
+        """Start ``srv`` again in place of ``ended``, the connection ended for new sandbox paths.
+
+        Its end may have been noticed before this runs (a call in flight failing, its stderr
+        closing): the manager then let go of the connection and shows the server lost. It is
+        started all the same, or it stayed down until the next call."""
+        name = srv.config.name
+        if self._closing or self._servers.get(name) is not srv:
+            return  # closing, or removed or reconfigured meanwhile (applying that started it)
+        if srv.conn is ended:
+            await self._stop(name, restarting=True)
+        elif srv.conn is not None or srv.state is not ServerState.ERROR:
+            return  # started again meanwhile (with the paths as they are now), or stopped by the person
         log.info("MCP server %s: restarted for the sandbox's new hidden or protected paths", name)
-        await self._stop(name, restarting=True)
         await self._start(name)
 
     def start_in_background(self) -> None:

@@ -8,8 +8,17 @@ says so, and the log keeps the full sizes.
 
 What a person picks and sends back cannot be cut: a field's name, a choice. A form whose names
 or choices are too long, or too many, to be shown whole is refused, not shown in part; so is a
-number field whose default or bounds are not numbers (no number box can show "abc"). A cut
-default is the server's own value: the answer "keep it" sends it back whole (``restore``).
+number field whose default or bounds are not numbers (no number box can show "abc"), and a
+yes/no field whose default is not ``true`` or ``false``: a tick cannot show "false", and neither
+state is safe to guess (ticked, "Delete the old files?" is agreed to; unticked, "Keep a
+backup?" is refused). A cut default is the server's own value: the answer "keep it" sends it
+back whole (``restore``).
+
+Choices with titles, in either of the protocol's spellings (``enum`` with ``enumNames``, or
+``oneOf`` of ``{const, title}``), reach the host as one: ``enum`` holds the values sent back,
+``enumNames`` the titles shown for them. A host that knows no titles still offers the values.
+The titles are what the person picks by, so they are held to a choice's caps, and titles that
+do not tell their choices apart (one title twice, fewer titles than choices) refuse the form.
 """
 
 from __future__ import annotations
@@ -77,6 +86,8 @@ def _check_field(name: str, spec: dict[str, Any]) -> None:
     default = spec.get("default")
     if "default" in spec and not isinstance(default, str) and _json_length(default) > MOST_NAME_CHARS:
         raise UnshowableForm(f"the default of the field {name!r} is not a text and too long to show")
+    if spec.get("type") == "boolean" and default is not None and not isinstance(default, bool):
+        raise UnshowableForm(f"the default of the yes/no field {name!r} is not true or false")
     if spec.get("type") in ("integer", "number"):
         for key in ("default", "minimum", "maximum"):
             value = spec.get(key)
@@ -85,12 +96,38 @@ def _check_field(name: str, spec: dict[str, Any]) -> None:
                 raise UnshowableForm(f"the {key} of the number field {name!r} is not a number")
     choices = spec.get("enum")
     if isinstance(choices, list):
+        if not choices:  # nothing the person could pick, and an answer must hold one
+            raise UnshowableForm(f"the field {name!r} has no choices")
         if len(choices) > MOST_CHOICES:
             raise UnshowableForm(f"the field {name!r} has {len(choices)} choices; Echo Desk shows at most "
                                  f"{MOST_CHOICES}")
         if any(_json_length(choice) > MOST_NAME_CHARS for choice in choices):
             raise UnshowableForm(f"a choice of the field {name!r} is longer than {MOST_NAME_CHARS} characters, "
                                  "the most Echo Desk shows")
+    titles = spec.get("enumNames")
+    if "enumNames" in spec:
+        if not isinstance(choices, list) or not isinstance(titles, list) or len(titles) != len(choices) \
+                or not all(isinstance(title, str) for title in titles):
+            raise UnshowableForm(f"the choices of the field {name!r} do not each have one title")
+        if any(len(title) > MOST_NAME_CHARS for title in titles):
+            raise UnshowableForm(f"a choice's title in the field {name!r} is longer than {MOST_NAME_CHARS} "
+                                 "characters, the most Echo Desk shows")
+        if len(set(titles)) != len(titles):
+            raise UnshowableForm(f"two choices of the field {name!r} have the same title")
+
+
+def _titled_choices(name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` with a ``oneOf`` list of ``{const, title}`` made ``enum`` and ``enumNames``."""
+    if "oneOf" not in spec:
+        return spec
+    options = spec["oneOf"]
+    if "enum" in spec or not isinstance(options, list) or not all(
+            isinstance(option, dict) and "const" in option for option in options):
+        raise UnshowableForm(f"the field {name!r} has a oneOf that is not a list of choices, each with a const")
+    return {**{key: value for key, value in spec.items() if key != "oneOf"},
+            "enum": [option["const"] for option in options],
+            # A choice without a title is shown by its value, as a choice of a plain enum is.
+            "enumNames": [option.get("title", str(option["const"])) for option in options]}
 
 
 def _json_length(value: Any) -> int:
@@ -113,6 +150,7 @@ def cap_question(message: str, schema: dict[str, Any] | None) -> CappedQuestion:
             _check_field(name, {})
             shown[name] = spec
             continue
+        spec = _titled_choices(name, spec)
         _check_field(name, spec)
         spec = dict(spec)
         for key, most in _CUT_TEXTS.items():

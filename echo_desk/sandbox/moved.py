@@ -130,6 +130,10 @@ MOVERS: tuple[Mover, ...] = (
     # curl's (CURL_HOME/.curlrc), less's, R's; coding agents' folders.
     *(Mover("ZDOTDIR", name, name) for name in (".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout")),
     Mover("GIT_CONFIG_GLOBAL", ".gitconfig", file=True),
+    # ccache: its folder (settings and cache) and its settings file (ccache's manual, "Location of
+    # the configuration file").
+    Mover("CCACHE_DIR", ".ccache"),
+    Mover("CCACHE_CONFIGPATH", ".config/ccache/ccache.conf", file=True),
     Mover("INPUTRC", ".inputrc", file=True),
     Mover("PSQLRC", ".psqlrc", file=True),
     Mover("WGETRC", ".wgetrc", file=True),

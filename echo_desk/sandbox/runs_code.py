@@ -301,6 +301,28 @@ ENTRIES: tuple[Entry, ...] = (
         "go/pkg", ".local/share/pnpm", ".yarn/berry", ".ivy2", ".sbt", ".nuget/packages", ".pub-cache",
         # virtualenv copies the pip, setuptools and wheel it unpacked here into every new environment.
         ".local/share/virtualenv")),
+    # ccache's settings (prefix_command, compiler_check: programs it runs for every compile) and,
+    # once ~/.ccache exists, its cache too (ccache 4 then keeps both there): what it holds is
+    # linked into the programs you build.
+    Entry(".config/ccache", True, N_("ccache runs the programs its settings name (prefix_command, compiler_check) "
+                                     "every time it compiles, in every project")),
+    Entry(".ccache", True, N_("ccache runs the programs its settings in it name every time it compiles, and takes "
+                              "compiled files from it without compiling again, in every project"), home_only=True),
+    # CPAN's settings (CPAN/MyConfig.pm) are Perl code that every cpan command loads; the rest is
+    # its build folder and downloads, a cache.
+    Entry(".cpan", True, N_("every cpan command runs its settings, which are Perl code (CPAN/MyConfig.pm), and "
+                            "builds the modules it downloaded there"), home_only=True),
+    # CMake's user package registry: find_package, in every project, reads the folders its entries
+    # name (after the project's own places, before the system's) and runs the package's settings
+    # there, CMake code, when it finds them.
+    Entry(".cmake/packages", True, N_("CMake's find_package, in every project you configure, runs the settings "
+                                      "(CMake code) of the packages in the folders its entries name"),
+          home_only=True),
+    # Terraform's implied local mirror ($XDG_DATA_HOME/terraform/plugins; ~/.terraform.d is hidden
+    # whole): terraform init in any project takes a provider found there before the registry's.
+    Entry(".local/share/terraform", True, N_("terraform init takes the providers in it before the registry's, in "
+                                             "every project without a lock file naming them, and Terraform runs "
+                                             "them at every plan or apply")),
     Entry(".local/share/applications", True, N_("your desktop starts programs by the launchers in it (one can "
                                                 "stand in for an application's own)")),
     Entry(".local/lib", True, N_("Python runs the .pth files of your own site-packages in it every time it starts")),

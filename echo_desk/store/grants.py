@@ -139,6 +139,8 @@ class GrantStore:
         self._looked_at = 0.0
         self._writes = 0
         self._next_expiry = float("inf")
+        #: How many times the grants were read (``generation``).
+        self._loads = 0
         self._trust: dict[str, str | None] = {}
 
     # -- grants -----------------------------------------------------------------------------
@@ -199,15 +201,26 @@ class GrantStore:
 
     def active(self) -> list[Grant]:
         """Every grant not yet expired (oldest first). Expired ones are deleted on the way."""
+        return list(self._fresh())
+
+    def generation(self) -> int:
+        """A number that changes whenever the active grants or the workspace trust may have
+        changed (a write here or by another process, a grant expired), looked at as freshly as
+        ``active`` looks: a verdict worked out under one number holds while it stays."""
+        self._fresh()
+        return self._loads
+
+    def _fresh(self) -> list[Grant]:
+        """``active``'s list itself (not to be changed), read again when it may be stale."""
         now = self.clock()
         with self._lock:
             if self._cached is not None and now < self._next_expiry:
                 tick = time.monotonic()
                 if tick - self._looked_at < OTHER_PROCESS_CHECK_SECONDS:
-                    return list(self._cached)  # our own writes cleared the cache already
+                    return self._cached  # our own writes cleared the cache already
                 self._looked_at = tick
                 if self._stamp() == self._data_version:
-                    return list(self._cached)
+                    return self._cached
         with self._lock, self._conn:
             self._conn.execute("DELETE FROM grants WHERE expires_at IS NOT NULL AND expires_at <= ?", (now,))
             rows = self._conn.execute(
@@ -222,10 +235,11 @@ class GrantStore:
         ]
         with self._lock:
             self._cached = grants
+            self._loads += 1
             self._data_version = self._stamp()
             self._next_expiry = min((g.expires_at for g in grants if g.expires_at is not None), default=float("inf"))
             self._trust.clear()
-        return list(grants)
+        return grants
 
     def _stamp(self) -> tuple[int, ...]:
         """Changes whenever anyone commits to the file (a ``stat`` of the database and its WAL

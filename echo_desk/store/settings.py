@@ -277,6 +277,9 @@ class SettingsStore:
         self._unreadable_on_disk = False
         self._holding_file = False
         self._report_failure: Callable[[OSError], None] | None = None
+        #: Bumped whenever ``current`` becomes other settings (a change here or read from the
+        #: file): what was worked out from one snapshot holds while it stays.
+        self.generation = 0
         self._settings = self._load()
 
     @classmethod
@@ -291,6 +294,7 @@ class SettingsStore:
         store._listeners = []
         store._report_failure = None
         store._settings = settings or Settings()
+        store.generation = 0
         return store
 
     def _load(self) -> Settings:
@@ -367,6 +371,7 @@ class SettingsStore:
         if loaded is None or loaded == self._settings:
             return False
         self._settings = loaded
+        self.generation += 1
         return True
 
     def update(self, change: Callable[[Settings], None]) -> Settings:
@@ -393,6 +398,7 @@ class SettingsStore:
                     write_atomically(self.path, new.model_dump_json(indent=2).encode("utf-8"))
                     self._stamp = file_stamp(self.path)
                 self._settings = new
+                self.generation += 1
                 heard = True
         except OSError as exc:
             heard, failed = True, exc

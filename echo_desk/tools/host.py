@@ -29,6 +29,8 @@ class Question:
     ``prompt_cut`` and ``form_cuts``: how many characters of the asker's text were left out
     before the question reached the host (an MCP server's is capped in the core), of the prompt
     and of each field's texts by (property name, which text); the host says so where each ends.
+    A field's ``enum`` may come with ``enumNames``, one title a choice, shown in their place
+    (``choice_titles``); the answer holds the value.
     """
 
     prompt: str
@@ -42,6 +44,15 @@ class Question:
     client: str = ""
     prompt_cut: int = 0
     form_cuts: Mapping[tuple[str, FormText], int] = field(default_factory=dict)
+
+
+def choice_titles(spec: Mapping[str, Any]) -> list[str]:
+    """What each of a form field's ``enum`` choices is shown as: its title from ``enumNames``
+    when there is one for each, else the value itself."""
+    values, titles = list(spec["enum"]), spec.get("enumNames")
+    if isinstance(titles, list) and len(titles) == len(values) and all(isinstance(t, str) for t in titles):
+        return titles
+    return [str(value) for value in values]
 
 
 class AnswerAction(enum.StrEnum):

@@ -69,6 +69,18 @@ def test_values_that_do_not_fit(spec, raw):
         field_value(spec, raw)
 
 
+def test_titled_choices_are_offered_with_their_titles_and_answered_by_value():
+    """An MCP server's titled choices reach every host as enum + enumNames (the core's one
+    shape): the terminal offered the bare values, the titles the server wrote for them unseen."""
+    schema = {"type": "object", "properties": {"what": {
+        "type": "string", "enum": ["keep", "wipe"], "enumNames": ["Keep my files", "wipe"]}}}
+    out = io.StringIO()
+    host = TerminalHost(inp=_Terminal("Keep my files\nwipe\n"), out=out)
+    answer = asyncio.run(host.ask(Question(prompt="What now?", schema=schema)))
+    assert "what (keep = Keep my files / wipe)" in out.getvalue()
+    assert answer.values == {"what": "wipe"}  # typed by value; a title is not one
+
+
 def test_a_sub_agent_start_shows_its_manifest_in_the_terminal(tmp_path):
     from pathlib import Path
 

@@ -18,7 +18,7 @@ from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
 from echo_desk.mcp.config import config_path, parse_config
 from echo_desk.runtime import Runtime
-from echo_desk.store.settings import SettingsStore
+from echo_desk.store.settings import SettingsStore, ToolPolicy
 from echo_desk.tools import ErrorKind, RiskLevel
 from tests.agent.fakes import WatchedDict
 from tests.mcp.conftest import fault_config
@@ -124,3 +124,17 @@ async def test_catalog_hides_a_changed_tool_until_reapproved(runtime: Runtime) -
     assert not blocked.ok and "changed" in blocked.error
     await manager.approve_tool_change("f__echo")
     assert "f__echo" in {d.name for d in runtime.schema_factory.definitions(Scope())}
+
+
+async def test_an_always_allowed_tool_whose_description_changed_between_two_calls_is_refused(runtime: Runtime) -> None:
+    # The first call's allow is kept for the same call again (``pipeline.kept_verdicts``): the
+    # changed definition must still stop the second one before anything reaches the server.
+    runtime.settings.set_tool("f__echo", policy=ToolPolicy.ALWAYS)
+    host, scope = ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE), Scope(label="chat")
+    first = await runtime.dispatcher.execute_tool(call("f__echo", text="same"), scope, host)
+    assert first.ok and host.requests == []
+    assert (await runtime.dispatcher.execute_tool(call("f__mutate"), scope, host)).ok
+    await wait_until(lambda: not runtime.registry.get("f__echo").tool.is_ready(), 10, "the changed tool to block")
+    second = await runtime.dispatcher.execute_tool(call("f__echo", text="same"), scope, host)
+    assert not second.ok and "changed" in second.error
+    assert fault_calls(runtime) == ["echo same"]

@@ -74,8 +74,22 @@ async def test_a_forms_long_texts_are_cut_and_a_kept_default_goes_back_whole(mak
     {"type": "object", "properties": {"n" * 5000: {"type": "string"}}},
     {"type": "object", "properties": {"count": {"type": "integer", "default": "abc"}}},
     {"type": "object", "properties": {"price": {"type": "number", "minimum": "x"}}},
+    {"type": "object", "properties": {"agree": {"type": "boolean", "default": "false"}}},
+    {"type": "object", "properties": {"pick": {"type": "string", "oneOf": [
+        {"const": f"c{i}", "title": f"C {i}"} for i in range(MOST_CHOICES + 1)]}}},
+    {"type": "object", "properties": {"pick": {"type": "string", "oneOf": [{"const": "a", "title": "t" * 5000}]}}},
+    {"type": "object", "properties": {"pick": {"type": "string", "oneOf": [{"const": "c" * 5000, "title": "C"}]}}},
+    {"type": "object", "properties": {"pick": {"type": "string", "oneOf": [{"title": "No value"}]}}},
+    {"type": "object", "properties": {"pick": {"type": "string", "oneOf": [
+        {"const": "keep", "title": "Keep"}, {"const": "wipe", "title": "Keep"}]}}},
+    {"type": "object", "properties": {"pick": {"type": "string", "enum": ["keep", "wipe"], "enumNames": ["Keep"]}}},
+    {"type": "object", "properties": {"pick": {"type": "string", "enum": ["keep"], "enumNames": [1]}}},
+    {"type": "object", "properties": {"pick": {"type": "string", "enum": ["a"], "oneOf": [{"const": "b", "title": "B"}]}}},
+    {"type": "object", "properties": {"pick": {"type": "string", "oneOf": []}}},
 ], ids=["too many fields", "too many choices", "a long choice", "a long field name", "a default not a number",
-        "a bound not a number"])
+        "a bound not a number", "a yes/no default not true or false", "too many titled choices", "a long title",
+        "a long titled choice", "a oneOf item without a const", "one title twice", "fewer titles than choices",
+        "a title not a text", "both enum and oneOf", "no choices"])
 async def test_a_form_that_cannot_be_shown_whole_is_refused_unshown(make_manager, registry, schema) -> None:
     """A name or a choice is what the answer sends back: cut, it would be another one."""
     host = AnsweringHost(Answer(action="accept"))
@@ -92,3 +106,19 @@ async def test_a_hidden_character_in_a_default_reaches_the_host_kept(make_manage
     assert host.questions[0].schema["properties"]["confirm"]["default"] == "yes\u202e\u200bon"
     assert host.questions[0].form_cuts == {}
     assert answer["content"] == {"confirm": "yes\u202e\u200bon"}
+
+
+@pytest.mark.parametrize("spec", [
+    {"oneOf": [{"const": "keep", "title": "Keep my files"}, {"const": "wipe"}]},
+    {"enum": ["keep", "wipe"], "enumNames": ["Keep my files", "wipe"]},
+], ids=["oneOf", "enumNames"])
+async def test_titled_choices_reach_the_host_as_values_with_titles(make_manager, registry, spec) -> None:
+    """One shape for both spellings: a host that knows no titles (the terminal's) still offers
+    the values; a oneOf choice without a title is shown by its value."""
+    schema = {"type": "object", "properties": {"pick": {"type": "string", "default": "keep", **spec}}}
+    host = AnsweringHost(Answer(action="accept", values={"pick": "wipe"}))
+    answer = await _ask(make_manager, registry, host, message="Pick", schema=schema)
+    [question] = host.questions
+    assert question.schema["properties"]["pick"] == {
+        "type": "string", "default": "keep", "enum": ["keep", "wipe"], "enumNames": ["Keep my files", "wipe"]}
+    assert answer["content"] == {"pick": "wipe"}

@@ -21,6 +21,7 @@ from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
 from echo_desk.i18n import current_language, set_language, shown
+from echo_desk.mcp import ServerState
 from echo_desk.mcp import contained as contained_module
 from echo_desk.mcp.config import ServerConfig, config_path, parse_config, parse_server
 from echo_desk.mcp.connection import ServerConnection
@@ -269,9 +270,10 @@ async def test_a_server_in_its_own_folder_is_not_checked(jail: Jail) -> None:
     assert (folder / ".envrc").read_text() == "written-by-server"
 
 
-async def _engine_with_probe(jail: Jail, store: SettingsStore) -> Runtime:
+async def _engine_with_probe(jail: Jail, store: SettingsStore, *, own_thread: bool = False) -> Runtime:
     """The real wiring: mcp.json naming the sandboxed probe server (working in the workspace),
-    approved, and the engine attached to it."""
+    approved, and the engine attached to it (``own_thread``: the manager on a thread of its own,
+    as in the app)."""
     document = {"mcpServers": {"probe": {"command": REAL_PYTHON, "args": ["-I", str(PROBE)],
                                          "cwd": str(jail.workspace), "sandbox": True}}}
     config_path().write_text(json.dumps(document), encoding="utf-8")
@@ -279,7 +281,7 @@ async def _engine_with_probe(jail: Jail, store: SettingsStore) -> Runtime:
         store.update(lambda s, n=name, c=cfg: s.mcp_approved.update({n: c.fingerprint()}))
     runtime = Runtime.create(settings_store=store, data_dir=jail.base / "engine-data", with_builtins=False,
                              with_plugins=False)
-    await runtime.attach_mcp(ScriptedHost(), own_thread=False)
+    await runtime.attach_mcp(ScriptedHost(), own_thread=own_thread)
     return runtime
 
 
@@ -385,6 +387,39 @@ async def test_a_call_in_flight_when_a_path_is_hidden_does_not_read_it_afterward
         await runtime.aclose()
     assert "private-value" not in during.content + during.error
     assert not _exists(kept) or "private-value" not in kept.read_text()
+
+
+@requires_bwrap
+async def test_a_server_whose_call_saw_it_end_for_new_hidden_paths_is_started_again_without_another_call(
+        jail: Jail) -> None:
+    """The call in flight noticed the server's end before the restart ran: the manager let go of
+    the connection, the restart found nothing to restart, and the server stayed down ("the
+    connection to the server was lost") until the next call. The manager on its own thread, as in
+    the app: there the call's end was seen first every time."""
+    private = jail.outside / "private.txt"
+    private.write_text("private-value")
+    mark, flag = jail.workspace / "in-flight", jail.base / "go-on"
+    store = SettingsStore.in_memory()
+    runtime = await _engine_with_probe(jail, store, own_thread=True)
+    try:
+        manager = runtime.mcp
+        assert manager is not None
+        call = asyncio.ensure_future(_probe(runtime, read=[str(private)], wait_for=[str(mark), str(flag)]))
+        deadline = time.monotonic() + 30
+        while not _exists(mark):
+            assert time.monotonic() < deadline and not call.done(), "the call never reached the server"
+            await asyncio.sleep(0.02)
+        store.update(lambda s: s.sandbox.hidden_paths.append(str(private)))
+        during = await call
+        assert not during.ok and "restarted" in during.error, during.error
+        while (status := manager.status("probe")).state is not ServerState.CONNECTED:
+            assert time.monotonic() < deadline, f"still down: {status.state} {shown(status.detail)}"
+            await asyncio.sleep(0.05)
+        after = await _probe(runtime, read=[str(private)])
+    finally:
+        flag.touch()
+        await runtime.aclose()
+    assert after.ok and json.loads(after.content)["read"][str(private)].startswith("refused"), after.content
 
 
 def _exists(path: Path) -> bool:

@@ -188,3 +188,16 @@ def test_the_home_folders_places_are_protected_in_a_workspace_inside_it(tmp_path
     assert f"{home}/.cargo/registry" in cargo
     assert f"{home}/.config/nvim" in config
 
+
+
+def test_ccaches_folder_and_settings_file_are_protected_where_its_variables_move_them(tmp_path: Path) -> None:
+    """``CCACHE_DIR`` holds ccache's settings (programs it runs at every compile) and its cache;
+    ``CCACHE_CONFIGPATH`` names the settings file alone: inside the workspace, each is watched."""
+    home = tmp_path / "home"
+    work = home / "work"
+    (work / "cc-cache").mkdir(parents=True)
+    (work / "cc.conf").write_text("max_size = 1G\n")
+    environ = {"CCACHE_DIR": str(work / "cc-cache"), "CCACHE_CONFIGPATH": "~/work/cc.conf"}
+    watched = {w.path: w for w in inventory.take(work, home=home, environs=(environ,)).watched}
+    assert watched[f"{work}/cc-cache"].mounted
+    assert watched[f"{work}/cc.conf"].mounted

@@ -69,6 +69,70 @@ def _program(marker: Path) -> str:
     return f"echo ran >> {marker}"
 
 
+#: Where Terraform finds a provider before the registry, in the home folder: its implied local
+#: mirrors (``$XDG_DATA_HOME/terraform/plugins`` and ``~/.terraform.d/plugins``), by the
+#: provider's address, version and platform.
+_TERRAFORM_PROVIDER = (f"registry.terraform.io/hashicorp/null/3.2.2/"
+                       f"linux_{'arm64' if os.uname().machine == 'aarch64' else 'amd64'}/terraform-provider-null_v3.2.2")
+
+
+def _terraform_in_a_project(jail: Jail) -> None:
+    """``terraform init`` then ``terraform validate`` in another project of the person's that uses
+    the ``null`` provider: with no lock file naming it yet (a new project, or a new provider),
+    init takes the provider from the mirror, and validate starts it."""
+    project = jail.base / "outside" / "tf-project"
+    project.mkdir(parents=True, exist_ok=True)
+    (project / "main.tf").write_text('terraform {\n  required_providers {\n    null = { source = "hashicorp/null" }\n'
+                                     '  }\n}\nresource "null_resource" "x" {}\n')
+    env = _env(jail, TF_IN_AUTOMATION="1", CHECKPOINT_DISABLE="1")
+    for step in (["init", "-input=false", "-backend=false"], ["validate"]):
+        subprocess.run(["terraform", *step], cwd=project, env=env, capture_output=True, timeout=120)
+
+
+def _cmake_configures_a_project(jail: Jail) -> None:
+    """The person configures another project of theirs that uses a package when it is there
+    (``find_package(GTest CONFIG QUIET)``; GTest is not installed)."""
+    project = jail.base / "outside" / "cmake-project"
+    project.mkdir(parents=True, exist_ok=True)
+    (project / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.16)\nproject(p NONE)\n"
+                                            "find_package(GTest CONFIG QUIET)\n")
+    subprocess.run(["cmake", "-S", str(project), "-B", str(project / "build")], env=_env(jail),
+                   capture_output=True, timeout=120)
+
+
+def _cmake_registry_entry(marker: Path) -> dict[str, str]:
+    """An entry of CMake's user package registry naming a folder of the home folder, and the
+    package's settings there (CMake code) that ``find_package`` runs."""
+    package = marker.parents[1] / "home" / "cmake-pkg"
+    return {".cmake/packages/GTest/entry": f"{package}\n",
+            "cmake-pkg/GTestConfig.cmake": f'execute_process(COMMAND sh -c "{_program(marker)}")\n'}
+
+
+def _ccache_compiles(jail: Jail) -> None:
+    """The person compiles a file of another project through ccache (``/usr/lib/ccache`` on
+    ``PATH``, or a build's compiler launcher)."""
+    project = jail.base / "outside" / "c-project"
+    project.mkdir(parents=True, exist_ok=True)
+    (project / "x.c").write_text("int main(void) { return 0; }\n")
+    subprocess.run(["ccache", "cc", "-c", "x.c", "-o", "x.o"], cwd=project, env=_env(jail), capture_output=True,
+                   timeout=120)
+
+
+def _ccache_settings(folder: str) -> Callable[[Path], dict[str, str]]:
+    """ccache's settings in ``folder`` naming a program of the home folder it runs before every
+    compiler (``prefix_command``); ``~/.ccache`` is used, settings and cache, once it exists."""
+    def files(marker: Path) -> dict[str, str]:
+        program = marker.parents[1] / "home" / "ccache-prefix"
+        return {f"{folder}/ccache.conf": f"prefix_command = {program}\n",
+                "ccache-prefix": f"#!/bin/sh\n{_program(marker)}\nexec \"$@\"\n"}
+    return files
+
+
+def _cpan_starts(jail: Jail) -> None:
+    """The person runs ``cpan`` (here ``-J``, which shows its settings: any use loads them first)."""
+    subprocess.run(["cpan", "-J"], env=_env(jail), stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+
+
 # (name, what the command writes ({path: content}, given the marker), the person's next step, the tools it needs)
 CASES: tuple[tuple[str, Callable[[Path], dict[str, str]], Callable[[Jail], None], tuple[str, ...]], ...] = (
     ("user-dirs.dirs", lambda m: {".config/user-dirs.dirs": f'XDG_DESKTOP_DIR="$HOME/Desktop"; {_program(m)}\n'},
@@ -83,6 +147,16 @@ CASES: tuple[tuple[str, Callable[[Path], dict[str, str]], Callable[[Jail], None]
                                   "[D-BUS Service]\nName=org.freedesktop.Notifications\n"
                                   f"Exec=/bin/sh -c '{_program(m)}'\n"},
      _dbus_asks_for_notifications, ("dbus-daemon", "gdbus")),
+    *((f"terraform mirror {mirror}", lambda m, mirror=mirror: {f"{mirror}/{_TERRAFORM_PROVIDER}":
+                                                               f"#!/bin/sh\n{_program(m)}\nexit 1\n"},
+       _terraform_in_a_project, ("terraform",))
+      for mirror in (".local/share/terraform/plugins", ".terraform.d/plugins")),
+    ("cmake user package registry", _cmake_registry_entry, _cmake_configures_a_project, ("cmake",)),
+    *((f"ccache settings {folder}", _ccache_settings(folder), _ccache_compiles, ("ccache", "cc"))
+      for folder in (".config/ccache", ".ccache")),
+    # CPAN's settings are Perl code, loaded (and so run) by every cpan command.
+    ("cpan settings", lambda m: {".cpan/CPAN/MyConfig.pm": f'system("{_program(m)}");\n$CPAN::Config = {{}};\n1;\n'},
+     _cpan_starts, ("cpan",)),
 )
 
 

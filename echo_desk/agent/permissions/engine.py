@@ -106,6 +106,13 @@ class PermissionEngine:
         file changed (one ``stat`` per file)."""
         return self._layers.index(norm_workspaces(workspaces)).report
 
+    def generation(self, workspaces: tuple[Path, ...] = ()) -> tuple[int, int]:
+        """Changes whenever a verdict for a call in these workspaces may change: a rule file
+        edited or trusted (looked at as ``evaluate`` looks), a grant given, used, revoked or
+        expired. A verdict worked out under one value may be reused while it stays."""
+        index = self._layers.index(norm_workspaces(workspaces))
+        return index.serial, self.grants.generation()
+
     def mentions(self, names: frozenset[str], workspaces: tuple[Path, ...] = ()) -> bool:
         """Whether any active rule or grant names one of ``names`` (the dispatcher's fast path)."""
         index = self._layers.index(norm_workspaces(workspaces))

@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from echo_desk.agent.permissions import long_prefixes
 from echo_desk.agent.permissions.git_repositories import Moves
 from echo_desk.agent.permissions.git_repositories import moves as git_moves
+from echo_desk.agent.permissions.runner_options import just_working_folder_words
 
-__all__ = ["CHANGES_FOLDER", "moves"]
+__all__ = ["CHANGES_FOLDER", "moves", "working_folder_words"]
 
 #: The options (short, long) that change a program's folder: ninja's -C is taken once (the last
 #: wins), make's each relative to the one before, hg's --cwd once.
@@ -80,3 +81,16 @@ def moves(program: str | None, argv: Sequence[str | None]) -> Moves:
     # (an empty folder: git ignores it, these programs are not read here)
     return Moves(frozenset(words), tuple(f if f else None for f in folders))
 
+
+
+def working_folder_words(program: str | None, argv: Sequence[str | None]) -> frozenset[int]:
+    """The indexes of the words of ``argv`` that name the folder ``program`` works in, as a
+    ``cd`` there would: the change-folder options of ``moves`` (git's aside, judged by git's own
+    reading) and just's ``-d``. Such a folder is where the program runs, not a path it is given
+    to read or write below: ``ninja -C ..`` run in src builds the workspace as ``ninja`` run at
+    its top does (strace, ninja 1.11 and just 1.59, bash and dash, s254)."""
+    if program == "just":
+        return frozenset(k + 1 for k in just_working_folder_words(tuple(argv[1:])))
+    if program == "git" or program not in CHANGES_FOLDER:
+        return frozenset()
+    return moves(program, argv).words

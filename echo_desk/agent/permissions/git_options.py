@@ -162,6 +162,11 @@ SUBCOMMANDS: dict[str, OptionSet] = {
                                 "--add --unset --unset-all --replace-all --rename-section --remove-section "
                                 "--fixed-value"), *values("--type --default -f|--file --blob --comment"),
                          opt("-e --edit", does=Does.RUNS))),
+    # (-n/--dry-run lists what it would delete and deletes nothing: strace, git 2.39, bash and
+    # dash, s254; without it what it deletes is judged by ``git_worktree_updates``. -f and -i
+    # delete: a rule covers them only by naming them.)
+    "clean": OptionSet((*flags("-n|--dry-run -q|--quiet -d -x -X"), *values("-e|--exclude"),
+                        opt("-f --force -i --interactive", does=Does.WRITES))),
     "add": OptionSet((
         *flags("-n|--dry-run -v|--verbose -f|--force -u|--update -A|--all --no-all --ignore-removal "
                "--no-ignore-removal -N|--intent-to-add --refresh --ignore-errors --ignore-missing "

@@ -10,6 +10,7 @@ from __future__ import annotations
 from echo_desk.agent.permissions import git_options as git
 from echo_desk.agent.permissions.git_folder_writes import folders_written
 from echo_desk.agent.permissions.git_settings_writes import config_written
+from echo_desk.agent.permissions.git_worktree_updates import updates_worktree
 from echo_desk.agent.permissions.options import Does, Seen, read_options
 from echo_desk.agent.permissions.reading import Argv, Flag, Inner, Reading, flags_of, spellings_of
 from echo_desk.sandbox.shell import Grammar
@@ -131,6 +132,8 @@ def _git_changes(argv: Argv, at: int, sub: str) -> list[Flag]:
         listing = any(spelled(t) & git.LISTING[sub] for t in options)
         if operands and not listing and not found:
             found += [Flag(frozenset({w or ""} - {""}), w or "", Does.WRITES) for w in operands[:1]]
+    if sub == "clean" and updates_worktree(argv):
+        found += [Flag(frozenset({token}), token, Does.WRITES) for token in options if _widens_clean(token)]
     if sub in git.READING_ACTIONS:
         action = operands[0] if operands else None
         reads = action in git.READING_ACTIONS[sub] if action is not None else sub in git.READS_WITHOUT_ACTION
@@ -139,6 +142,16 @@ def _git_changes(argv: Argv, at: int, sub: str) -> list[Flag]:
     return found
 
 
+
+
+def _widens_clean(token: str) -> bool:
+    """Whether ``git clean``'s option ``token`` makes it delete more: untracked folders (-d),
+    ignored files (-x, -X). Without -n it deletes where ``clean.requireForce = false`` lets it
+    (s249): only a rule naming the option covers that (s254); with -n it deletes nothing."""
+    if token.startswith("--"):
+        return False
+    letters = token[1:].partition("e")[0]  # (-e takes the rest of the word: a pattern)
+    return any(letter in letters for letter in "dxX")
 
 
 #: Format placeholders that verify a commit's or tag's signature, running gpg (or gpgsm,

@@ -50,6 +50,9 @@ class RuleIndex:
     per_subject: dict[tuple[frozenset[str], str], Rules]
     #: Allow rules of untrusted workspace files, by ``tool`` (for ``Verdict.untrusted_allow``).
     untrusted: dict[str, tuple[Compiled, ...]]
+    #: Distinct for every index built (an index is never changed once built): what a verdict
+    #: kept for reuse was worked out from (``PermissionEngine.generation``).
+    serial: int = 0
 
     def rules_for(self, names: frozenset[str], client: str = "") -> Rules:
         """``client``: the MCP client calling ('' = Echo Desk's own agent); rules naming other
@@ -87,6 +90,7 @@ class LayerCache:
         self.lock = threading.Lock()
         self._files: dict[Path, _FileState] = {}
         self._serial = 0
+        self._built = 0
         #: Per set of workspaces: the index and when its files were last looked at.
         self._recent: dict[tuple[Path, ...], tuple[float, RuleIndex]] = {}
         self._indexes: dict[tuple[object, ...], RuleIndex] = {}
@@ -150,7 +154,8 @@ class LayerCache:
             index = self._indexes.get(key)
             if index is not None:
                 return index
-            index = _index_of(states, trusted)
+            self._built += 1
+            index = replace(_index_of(states, trusted), serial=self._built)
             if len(self._indexes) > 64:
                 self._indexes.clear()
             self._indexes[key] = index

@@ -19,11 +19,19 @@ src/, each rewrote the .pre-commit-config.yaml of the repository's top, where pr
 folder first; ``-c FILE`` the file named, from the folder it runs in (proven, pre-commit 3.0 under
 bash and dash, s240). The write rules judge the file ``-c`` names; the top's is only known when
 they run, so they ask.
+
+Its subcommands that empty its store, the cache of hook repositories in the home folder:
+``clean`` deleted ~/.cache/pre-commit and all below it, ``gc`` the repositories no settings file
+uses any more and rewrote db.db there (nothing else opened for writing; strace, pre-commit 3.0,
+bash and dash, s254). The write rules judge that folder, as pre-commit finds it:
+``$PRE_COMMIT_HOME``, else ``$XDG_CACHE_HOME/pre-commit``, else ``~/.cache/pre-commit``.
 """
 
 from __future__ import annotations
 
-from echo_desk.agent.permissions import long_prefixes
+import os
+
+from echo_desk.agent.permissions import line_environment, long_prefixes
 from echo_desk.agent.permissions.options import Does
 from echo_desk.agent.permissions.reading import Argv, Flag, Reading
 
@@ -36,6 +44,8 @@ _HOOKS_FOLDER = frozenset({"install", "uninstall"})
 _TEMPLATE_FOLDER = "init-templatedir"
 #: Subcommands that rewrite the settings file (``-c``'s, else the repository top's).
 _REWRITES_SETTINGS = frozenset({"autoupdate", "migrate-config"})
+#: Subcommands that delete in its store (``_store``).
+_EMPTIES_STORE = frozenset({"clean", "gc"})
 #: Their other options that take a value (``-j 4``, ``--repo URL``, ``--color never``).
 _SETTINGS_VALUED = ("-j", "--jobs", "--repo", "--color")
 #: init-templatedir's options that take a value (the hook types and colours are names, not places).
@@ -58,8 +68,20 @@ def pre_commit_reading(argv: Argv, program: str) -> Reading:
             return Reading(program, known=False, written_below=_template_folders(argv[argv.index(word) + 1:]))
         if word in _REWRITES_SETTINGS:
             return Reading(program, known=False, written=_settings_files(argv[argv.index(word) + 1:]))
+        if word in _EMPTIES_STORE:
+            return Reading(program, known=False, written_below=(_store(),))
         break
     return Reading(program, known=False)
+
+
+def _store() -> str:
+    """The folder pre-commit keeps its hook repositories in, in the environment the command runs
+    with (pre-commit 3.0's ``store.py``; relative: from where it runs)."""
+    own = line_environment.get("PRE_COMMIT_HOME")
+    if own:
+        return own
+    cache = line_environment.get("XDG_CACHE_HOME")
+    return os.path.join(cache, "pre-commit") if cache else "~/.cache/pre-commit"
 
 
 def _settings_files(words: Argv) -> tuple[str | None, ...]:

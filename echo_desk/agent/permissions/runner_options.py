@@ -15,7 +15,7 @@ from __future__ import annotations
 from echo_desk.agent.permissions.options import Does
 from echo_desk.agent.permissions.reading import Argv, Flag, Reading
 
-__all__ = ["just_reading", "just_search_folders", "tox_flags"]
+__all__ = ["just_reading", "just_search_folders", "just_working_folder_words", "tox_flags"]
 
 RUNS, WRITES, CODE, CONFIG = Does.RUNS, Does.WRITES, Does.READS_CODE, Does.CONFIG
 
@@ -102,6 +102,35 @@ def just_search_folders(words: Argv) -> list[str | None]:
         else:
             break
     return folders
+
+
+def just_working_folder_words(words: Argv) -> frozenset[int]:
+    """Where among ``just``'s words (after its name) a word of its own names the folder it works
+    in: the value of ``-d``/``--working-directory`` (``just -d .. x``). The justfile is found
+    from there and the recipes run there, as after ``cd ..`` (strace, just 1.59, s254). Only its
+    options count: a word after the first positional one is a recipe's argument."""
+    found: set[int] = set()
+    k = 0
+    while k < len(words):
+        word = words[k]
+        if word is None or word == "--" or not word.startswith("-") or word == "-":
+            break
+        name, eq, _ = word.partition("=")
+        if name == "--set":
+            k += 2  # (a variable and its value)
+        elif name.startswith("--"):
+            if not eq and name in _JUST_VALUES:
+                found.update({k + 1} if name == "--working-directory" else ())
+                k += 1
+        else:
+            for n, letter in enumerate(word[1:], start=1):
+                if letter in _JUST_SHORT_VALUES:
+                    if not word[n + 1:]:
+                        found.update({k + 1} if letter == "d" else ())
+                        k += 1
+                    break
+        k += 1
+    return frozenset(found)
 
 
 def _just_overrides(words: Argv, start: int) -> list[Flag]:

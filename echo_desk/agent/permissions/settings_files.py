@@ -612,9 +612,11 @@ def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
 #: Programs that read each folder option from the folder they run in, not from another's, when
 #: none of their options changes folder first (``folder_moves``): ``cd src && cmake -S .. -B .``
 #: configured the workspace into src/ and opened nothing above it, ``hg -R .. status`` run in
-#: src read the workspace's repository (strace, cmake 3.25, hg 6.3, bash and dash, s240). The
-#: others' options are read from each other's folders too: more folders, never fewer.
-_EACH_FROM_WHERE_IT_RUNS = frozenset({"cmake", "hg"})
+#: src read the workspace's repository (strace, cmake 3.25, hg 6.3, bash and dash, s240);
+#: ``cd src && just -d .. -f ../justfile x`` opened the workspace's justfile and ran x there
+#: (just 1.59 refuses a search folder beside -d or -f; s254). The others' options are read from
+#: each other's folders too: more folders, never fewer.
+_EACH_FROM_WHERE_IT_RUNS = frozenset({"cmake", "hg", "just"})
 
 
 def option_folders(program: str, words: Sequence[str | None], cwds: Sequence[Path],
@@ -654,11 +656,24 @@ _MESON_COMMANDS = frozenset({"configure", "dist", "install", "introspect", "init
                              "runpython"})
 #: cmake's modes whose words are not the folders it configures (commands, a script, a build).
 _CMAKE_MODES = frozenset({"-E", "-P", "--build", "--install", "--open", "--workflow"})
+#: meson setup's options taking a value that is neither a folder it configures nor one it
+#: reads (meson 1.12's ``setup --help``): the install folders, recorded for ``meson install``
+#: (``meson setup --prefix /x build`` wrote only below build/, opened nothing below /x: strace,
+#: bash and dash, s254), and choices. The search paths (``--pkg-config-path``,
+#: ``--cmake-prefix-path``: files it reads, cmake code among them) still count as folders.
+_MESON_SETUP_VALUED = frozenset({
+    "--prefix", "--bindir", "--datadir", "--includedir", "--infodir", "--libdir", "--licensedir", "--libexecdir",
+    "--localedir", "--localstatedir", "--mandir", "--sbindir", "--sharedstatedir", "--sysconfdir",
+    "--python.platlibdir", "--python.purelibdir", "--auto-features", "--backend", "--genvslite", "--buildtype",
+    "--default-library", "--default-both-libraries", "--install-umask", "--layout", "--namingscheme",
+    "--optimization", "--unity", "--unity-size", "--warnlevel", "--wrap-mode", "--force-fallback-for",
+    "--python.bytecompile", "--python.install-env",
+})
 #: Options whose value is the next word, not an operand: settings, generators, and the files
 #: ``CODE_FILE_OPTIONS`` judges (``cmake -C ~/c.cmake -S src``). Any other option's next word
 #: counts as a folder (more folders, never fewer).
 _VALUED = {"cmake": frozenset({"-C", "-D", "-U", "-G", "-T", "-A", "--toolchain", "--preset"}),
-           "meson": frozenset({"-D", "--native-file", "--cross-file"})}
+           "meson": frozenset({"-D", "--native-file", "--cross-file", *_MESON_SETUP_VALUED})}
 
 
 def _configured_folders(program: str, words: Sequence[str | None]) -> list[str | None]:

@@ -999,11 +999,16 @@ class _Judge:
             found = self._linked_denied(words, reading)
             if found is not None:
                 return found
-        for word in (*words[1:], *(Word(v, v) for v in reading.values)):
+        values = tuple(w.value for w in words)
+        working = folder_moves.working_folder_words(programs.base(values[0]) if values[0] is not None else None,
+                                                    values)
+        for k, word in enumerate((*words[1:], *(Word(v, v) for v in reading.values)), start=1):
+            runs_there = k in working
             key = (word.value, word.raw, reading.reads_only)
             if key in checked:
                 continue  # the same word again (`ls a a a …`)
-            checked.add(key)
+            if not runs_there:  # (judged more narrowly: the same word as an operand is judged again)
+                checked.add(key)
             if word.value is None:
                 folder = _glob_folder(word)
                 if folder is not None:
@@ -1020,17 +1025,22 @@ class _Judge:
             for target in self._paths_of(word):
                 if floor.inside(target, self.where.protected):
                     return _floor(floor.OWN_SETTINGS_NAMED)
-                found = self._denied(target, reading, shallow=shallow)
+                found = self._denied(target, reading, shallow=shallow, runs_there=runs_there)
                 if found is not None:
                     return found
         return None
 
-    def _denied(self, target: Path, reading: Reading, *, shallow: bool = False) -> Provenance | None:
+    def _denied(self, target: Path, reading: Reading, *, shallow: bool = False,
+                runs_there: bool = False) -> Provenance | None:
         """The deny rule reached by a program reading (or writing) ``target``: the rule matches
         it or what it holds, or (a folder above what the rule denies) the program reaches it
         going down. ``shallow``: the program reads only the names and details of a folder's
         entries (``lists_entries_only``), so a folder two levels down is out of its reach, and
-        an entry counts only where the rule names the entry itself (``~/.ssh``, not ``~/.ssh/**``)."""
+        an entry counts only where the rule names the entry itself (``~/.ssh``, not ``~/.ssh/**``).
+        ``runs_there``: ``target`` is the folder the program works in (``ninja -C DIR``:
+        ``folder_moves.working_folder_words``), judged as the folder a program runs in is: only a
+        rule matching it or what it holds, not one below it (``ninja -C ..`` from src beside a
+        denied ``.git/**``, as ``ninja`` at the workspace's top)."""
         real = Path(os.path.realpath(target))
         forms = {target, real, target / "any-file", real / "any-file"}
         where = self.where
@@ -1040,7 +1050,7 @@ class _Judge:
                 return provenance_of(item)
             # A folder above what the rule denies: a program that reads (or, for a write rule,
             # writes) recursively reaches it — unless the program only reads and it is a write rule.
-            if reading.reads_only and item in self.rules.write:
+            if runs_there or (reading.reads_only and item in self.rules.write):
                 continue
             bases = item.matcher.bases(workspaces=where.workspaces, home=where.home)
             if shallow:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from echo_desk.agent.permissions.model import Provenance
     from echo_desk.agent.pipeline.audit_record import Begun
     from echo_desk.agent.pipeline.handler import Handler, Kept
-    from echo_desk.agent.registry import RegisteredTool
+    from echo_desk.agent.registry import RegisteredTool, ToolRegistry
     from echo_desk.agent.scope import Scope, ScopedContext
     from echo_desk.agent.undo.journal import UndoJournal
     from echo_desk.agent.worker import ToolWorkerPool
@@ -59,6 +59,8 @@ class Services(Protocol):
     """What the steps use of the dispatcher (the ``Dispatcher`` itself: nothing is copied per call)."""
 
     settings: SettingsStore
+    #: The tools; its ``generation`` changes with the tools registered.
+    registry: ToolRegistry
     breakers: BreakerBoard
     workers: ToolWorkerPool
     #: Permission rules and grants; ``None``: settings and risk defaults only.

@@ -34,10 +34,11 @@ from echo_desk.common.cut_text import cut_note
 from echo_desk.common.secret_names import is_secret_field
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
-from echo_desk.tools.host import Answer, AnswerAction, Question
+from echo_desk.tools.host import Answer, AnswerAction, Question, choice_titles
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui.approval.front_delay import FrontDelay
 from echo_desk.ui.core import i18n_qt, theme
+from echo_desk.ui.core.wrap_text import breakable
 from echo_desk.ui.widgets.full_text_box import plain_tooltip
 
 #: How many lines of the question show before it scrolls.
@@ -203,8 +204,9 @@ class QuestionDialog(QDialog):
             text = visible(str(spec.get("title") or name), one_line=True)
             if cut := question.form_cuts.get((name, "title"), 0):
                 text += " " + cut_note(cut)
-            label.setText(text + (" *" if name in required else ""))
-            self.fields[name].setAccessibleName(label.text())
+            text += " *" if name in required else ""
+            label.setText(breakable(text))
+            self.fields[name].setAccessibleName(text)
             if spec.get("description"):
                 cut = question.form_cuts.get((name, "description"), 0)
                 self.fields[name].setToolTip(plain_tooltip(str(spec["description"])
@@ -239,14 +241,16 @@ class QuestionDialog(QDialog):
         default = spec.get("default")
         if "enum" in spec:
             combo = QComboBox()
-            combo.addItems([visible(str(v), one_line=True) for v in spec["enum"]])
+            combo.addItems([visible(title, one_line=True) for title in choice_titles(spec)])
             if default in spec["enum"]:
                 combo.setCurrentIndex(list(spec["enum"]).index(default))
             combo.setProperty("enum_values", list(spec["enum"]))
             return combo
         if kind == "boolean":
             box = QCheckBox()
-            box.setChecked(bool(default))
+            # Only a real true ticks it: bool("false") is True (the core refuses such a form from
+            # a server; this holds for any other asker).
+            box.setChecked(default is True)
             return box
         if kind == "integer":
             spin = QSpinBox()

@@ -157,3 +157,66 @@ def test_a_folder_option_leading_above_the_workspace_from_where_it_runs_still_as
     decision = verdict_under(setup, FROM_WHERE_IT_RUNS, line)
     assert decision.effect is None
     assert decision.parts[-1].opaque is Opaque.CD_OUTSIDE
+
+
+#: s254: just reads -d and -f each from where it runs too (``cd src && just -d .. -f ../justfile
+#: x`` opened the workspace's justfile and ran x there; just 1.59, bash and dash); and the folder
+#: a program works in by an option of its own (ninja's -C, just's -d) is judged as the folder it
+#: runs in, not as a path it reads or writes below: ``ninja -C ..`` run in src built the workspace
+#: as ``ninja`` at its top does, beside a denied ``.git/**`` (strace, ninja 1.11, bash and dash).
+WORKING_FOLDERS = """
+[[rule]]
+effect = "allow"
+tool = "shell"
+pattern = "[cd|just|ninja] **"
+
+[[rule]]
+effect = "deny"
+tool = "write"
+pattern = "@workspace/.git/**"
+
+[[rule]]
+effect = "deny"
+tool = "write"
+pattern = "@workspace/**/*.env"
+"""
+
+
+@pytest.mark.parametrize("line", [
+    "cd src && just -d .. x",
+    "cd src && just --working-directory .. x",
+    "cd src && just -d .. -f ../justfile x",
+    "cd src && ninja -C ..",
+    "ninja -C .",
+    "ninja -C src",
+    "just -d . x",
+])
+def test_the_folder_a_build_tool_works_in_is_judged_as_where_it_runs(setup: Setup, line: str) -> None:
+    (setup.workspace / ".git").mkdir()
+    assert verdict_under(setup, WORKING_FOLDERS, line).effect is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "ninja -C .git",  # (it writes .ninja_log where it works: in the denied folder)
+    "ninja -C .git/hooks",
+    "just -d .git x",
+    "cd src && ninja -C .. ..",  # (the same folder as a word it is given: any file below it)
+    "cd src && just -d .. x ..",  # (a recipe's argument: any file below it)
+    "cd src && ninja -C .. ../.git/x",
+])
+def test_a_working_folder_a_deny_covers_or_a_word_above_one_still_asks(setup: Setup, line: str) -> None:
+    (setup.workspace / ".git").mkdir()
+    assert verdict_under(setup, WORKING_FOLDERS, line).effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "cd src && just -d ../.. x",
+    "cd src && just -f ../../justfile x",
+    "just -d .. x",
+    "cd src; just -d .. x",  # (the cd may fail: then .. is above the workspace)
+    "cd src && ninja -C ../..",
+])
+def test_a_working_folder_above_the_workspace_still_asks_saying_so(setup: Setup, line: str) -> None:
+    decision = verdict_under(setup, WORKING_FOLDERS, line)
+    assert decision.effect is None
+    assert decision.parts[-1].opaque is Opaque.CD_OUTSIDE

@@ -215,3 +215,35 @@ def test_git_clean_asks_where_a_deny_may_match_below(setup: Setup, repository: P
     # untracked src/local.env beside **/*.env write-denied, git 2.39 under bash and dash)
     _rules(setup, GIT_AND_OUT + rule_text("@workspace/**/*.env", effect="deny", tool="write"))
     assert _verdict(setup, "git clean") is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["git clean -n", "git clean --dry-run", "git clean -nd", "git clean -ndx",
+                                  "git clean -n -X -e '*.o'", "git clean --dry-run -q src"])
+def test_a_dry_run_of_git_clean_is_covered_beside_a_deny_below(setup: Setup, repository: Path, line: str) -> None:
+    # (s254: -n/--dry-run deleted and opened for writing nothing, with clean.requireForce =
+    # false too: strace, git 2.39, bash and dash)
+    _rules(setup, GIT_AND_OUT + rule_text("@workspace/**/*.env", effect="deny", tool="write"))
+    assert _verdict(setup, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["git clean -d", "git clean -x", "git clean -f", "git clean -fd", "git clean -nf",
+                                  "git clean -i", "git clean --force"])
+def test_git_clean_that_may_delete_still_asks(setup: Setup, repository: Path, line: str) -> None:
+    # (without -n: judged as s249 judges `git clean`; -f and -i delete, covered only by naming them)
+    _rules(setup, GIT_AND_OUT + rule_text("@workspace/**/*.env", effect="deny", tool="write"))
+    assert _verdict(setup, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["git clean -d", "git clean -x", "git clean -X", "git clean -qd", "git clean -fd",
+                                  "git clean -i", "git clean --force"])
+def test_git_clean_deleting_more_is_covered_only_by_a_rule_naming_the_option(setup: Setup, repository: Path,
+                                                                             line: str) -> None:
+    # (where clean.requireForce = false, -x deletes the ignored files too, .env among them: no
+    # deny below needed for that to matter)
+    _rules(setup, GIT_AND_OUT)
+    assert _verdict(setup, line) is not Effect.ALLOW
+
+
+def test_deleting_with_git_clean_is_covered_by_a_rule_naming_the_option(setup: Setup, repository: Path) -> None:
+    _rules(setup, GIT_AND_OUT + rule_text("git clean -fd"))
+    assert _verdict(setup, "git clean -fd") is Effect.ALLOW

@@ -114,3 +114,28 @@ def test_an_install_below_a_folder_no_write_rule_allows_asks(setup: Setup, line:
 ])
 def test_an_install_below_the_project_s_prefix_stays_allowed(setup: Setup, line: str) -> None:
     assert effect_under(setup, INSTALLS, line) is Effect.ALLOW
+
+
+# -- setup's install folders (s254) --------------------------------------------------------------
+#: ``meson setup --prefix /x build`` records /x for ``meson install`` and opens nothing below it
+#: (it wrote only below build/: strace, meson 1.12, bash and dash), as ``-Dprefix=/x`` does: the
+#: value is not a folder it configures. An install below another folder than the prefix recorded
+#: (``--destdir``) asks as above.
+@pytest.mark.parametrize("line", [
+    "meson setup --prefix /x build", "meson setup --prefix ~/.local build", "meson setup build --prefix /opt/p",
+    "meson setup --prefix /x --libdir lib64 --buildtype release -D b_lto=true build", "meson setup -Dprefix=/x build",
+    "meson setup --bindir /x/b --sysconfdir /etc --wrap-mode nodownload build",
+])
+def test_setup_s_install_folders_are_not_folders_it_configures(setup: Setup, line: str) -> None:
+    assert effect_under(setup, INSTALLS, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "meson setup --prefix /x ../b",  # (the build folder outside)
+    "meson setup --prefix /x b ../p",  # (the source folder outside: its meson.build runs)
+    "meson setup --pkg-config-path ../other b",  # (folders it reads files from)
+    "meson setup --cmake-prefix-path ../other b",
+    "meson setup --pre /x b",  # (argparse's beginning of an option: not read here)
+])
+def test_a_setup_folder_outside_the_workspace_still_asks(setup: Setup, line: str) -> None:
+    assert effect_under(setup, INSTALLS, line) is not Effect.ALLOW

@@ -14,15 +14,16 @@ from typing import Any
 
 import pytest
 from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QComboBox, QLineEdit, QSpinBox
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QSpinBox
 
 from echo_desk.mcp import McpManager
 from echo_desk.mcp.config import parse_server
 from echo_desk.mcp.question_caps import MOST_FORM_TEXT_CHARS, MOST_MESSAGE_CHARS, MOST_TITLE_CHARS
 from echo_desk.store.settings import SettingsStore
-from echo_desk.tools import ToolExecutionContext
+from echo_desk.tools import Question, ToolExecutionContext
 from echo_desk.ui.approval.host import QtHost
 from echo_desk.ui.approval.question_dialog import QuestionDialog
+from echo_desk.ui.core.wrap_text import BREAK_POINT
 from tests.mcp.helpers import HERE
 from tests.ui.conftest import next_emission, within
 
@@ -99,7 +100,7 @@ def test_each_other_text_of_a_form_is_shown_with_its_hidden_characters_as_escape
 
     def read(dialog: QuestionDialog) -> str:
         field = dialog.fields["confirm"]
-        text = {"title": lambda: dialog.field_labels["confirm"].text(),
+        text = {"title": lambda: dialog.field_labels["confirm"].text().replace(BREAK_POINT, ""),
                 "description": lambda: _tooltip_text(field.toolTip()),
                 "choice": lambda: field.currentText() if isinstance(field, QComboBox) else ""}[kind]()
         dialog.ok.click()
@@ -117,7 +118,8 @@ def test_a_long_question_and_form_say_where_they_were_cut(qtbot, qloop) -> None:
     def read(dialog: QuestionDialog) -> tuple[str, str, str, str]:
         field = dialog.fields["confirm"]
         assert isinstance(field, QLineEdit)
-        texts = (dialog.prompt.text(), dialog.field_labels["confirm"].text(), _tooltip_text(field.toolTip()),
+        texts = (dialog.prompt.text(), dialog.field_labels["confirm"].text().replace(BREAK_POINT, ""),
+                 _tooltip_text(field.toolTip()),
                  field.text())
         dialog.ok.click()
         return texts
@@ -145,3 +147,36 @@ def test_a_number_field_with_bounds_past_a_spin_box_is_shown_narrowed(qtbot, qlo
     (maximum, value), got = _ask_through_server(qloop, {"message": "How many?", "schema": schema}, read)
     assert maximum == value == 2**31 - 1
     assert got["content"] == {"count": 2**31 - 1}
+
+
+@pytest.mark.parametrize("spelling", ["oneOf", "enumNames"])
+def test_choices_with_titles_show_their_titles_as_escapes_and_send_back_the_value(qtbot, qloop, spelling) -> None:
+    """Both of the protocol's spellings; before, such a field was a text box (the oneOf one) or
+    showed the bare values (enumNames)."""
+    values, titles = ["keep", "wipe"], ["Keep my files", HIDDEN]
+    spec = ({"oneOf": [{"const": v, "title": t} for v, t in zip(values, titles, strict=True)]}
+            if spelling == "oneOf" else {"enum": values, "enumNames": titles})
+
+    def pick(dialog: QuestionDialog) -> tuple[list[str], str]:
+        field = dialog.fields["confirm"]
+        assert isinstance(field, QComboBox)
+        shown = [field.itemText(i) for i in range(field.count())], field.currentText()
+        field.setCurrentIndex(1)
+        dialog.ok.click()
+        return shown
+
+    (items, current), got = _ask_through_server(
+        qloop, {"message": "What now?", "schema": _form(default="keep", **spec)}, pick)
+    assert items == ["Keep my files", SHOWN]
+    assert current == "Keep my files"  # the default, by its title
+    assert got["content"] == {"confirm": "wipe"}  # the value, never the title
+
+
+def test_a_yes_no_default_ticks_only_when_it_is_true(qtbot) -> None:
+    """bool("false") is True: a default of the text "false" showed ticked."""
+    schema = {"type": "object", "properties": {name: {"type": "boolean", "default": default} for name, default in
+                                               [("real", True), ("text", "false"), ("off", False)]}}
+    dialog = QuestionDialog(Question(prompt="Sure?", schema=schema))
+    qtbot.addWidget(dialog)
+    assert {name: box.isChecked() for name, box in dialog.fields.items()
+            if isinstance(box, QCheckBox)} == {"real": True, "text": False, "off": False}

@@ -18,6 +18,7 @@ from echo_desk.ui.approval.approval_dialog import ApprovalDialog
 from echo_desk.ui.approval.question_dialog import QuestionDialog
 from echo_desk.ui.approval.server_start_dialog import ServerStartDialog
 from echo_desk.ui.chat.markdown import markdown_document
+from echo_desk.ui.core.wrap_text import BREAK_POINT
 from echo_desk.ui.widgets.full_text_box import plain_tooltip
 from tests import hostile_text as H
 
@@ -127,7 +128,7 @@ def test_a_servers_form_says_who_asks_in_plain_text_and_masks_the_key(qtbot) -> 
     qtbot.waitExposed(dialog)
     labels = dialog.findChildren(QLabel)
     assert all(label.textFormat().name == "PlainText" for label in labels if label.text())
-    texts = [label.text() for label in labels]
+    texts = [label.text().replace(BREAK_POINT, "") for label in labels]  # less the shown copy's break points
     assert texts[0] == "MCP server “evil” asks:"
     assert H.PHISH_TITLE in texts  # the tags are shown as text; no image is loaded
     assert "<b style='color:red'>OpenAI API key</b>" in texts
@@ -198,6 +199,27 @@ def test_a_long_question_gives_room_to_a_forms_long_labels_instead_of_drawing_ov
         assert label.geometry().top() > box_bottom, name
         assert dialog.fields[name].geometry().top() > box_bottom, name
     assert dialog.ok.mapTo(dialog, dialog.ok.rect().bottomLeft()).y() <= dialog.height()
+
+
+def test_a_field_title_without_a_space_wraps_and_the_form_fits(qtbot) -> None:
+    """200 letters without a space (the most of a title the core lets through) had no break point:
+    the label asked for 2,372 pixels, got none, and the title was not shown at all, while the
+    server warning above it lost its second line."""
+    title = "W" * 200
+    schema = {"type": "object", "properties": {"confirm": {"type": "string", "title": title}}}
+    dialog = QuestionDialog(Question(prompt="Sure?", schema=schema, asked_by="MCP server notes", mcp_server="notes"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    label = dialog.field_labels["confirm"]
+    assert dialog.width() <= dialog.screen().availableGeometry().width()
+    for shown in (label, dialog.destination):
+        assert shown is not None
+        assert 0 < shown.minimumSizeHint().width() <= shown.width()
+        assert shown.height() >= shown.heightForWidth(shown.width())
+    assert label.geometry().right() < dialog.fields["confirm"].geometry().left()
+    assert label.text().replace(BREAK_POINT, "") == title  # all of it, in the shown copy only
+    assert dialog.fields["confirm"].accessibleName() == title
 
 
 def test_the_agents_question_says_the_agent_asks(qtbot) -> None:

@@ -110,6 +110,8 @@ HOME_FILES: dict[str, str] = {
     ".gdbinit": "source ~/dotfiles/gdbinit\nset auto-load safe-path /\n",
     # … and vim reads the startup file of the folder it starts in, as its 'exrc' asks (s165).
     ".vimrc": "set exrc\n",
+    # pre-commit's store of hook repositories, which `pre-commit clean` deletes (s254).
+    ".cache/pre-commit/README": "pre-commit's store\n",
 }
 OTHER_FILES: dict[str, str] = {
     "other.txt": "outside\n",
