@@ -136,6 +136,17 @@ def entries(git_dir: Path | None, home: Path | None) -> list[tuple[str, str | No
     return found
 
 
+def file_entries(path: Path) -> tuple[tuple[str, str | None, str, str], ...] | None:
+    """The ``(section, subsection, key, value)`` entries of the one settings file ``path``,
+    without the files it includes (``()``: there is none; ``None``: not read or not parsed)."""
+    try:
+        return parsed(path, _entries)
+    except FileNotFoundError:
+        return ()
+    except OSError:
+        return None
+
+
 def environment_files() -> list[Path]:
     """The settings files ``$GIT_CONFIG_GLOBAL`` and ``$GIT_CONFIG_SYSTEM`` name, read instead of
     the person's and the system's (proven, git 2.39: its ``core.fsmonitor`` ran under ``git

@@ -27,6 +27,13 @@ worktree, and writes ``.gitmodules`` at its top: with ``@workspace/**/.github/**
 without ``-f`` too where the person's settings say ``clean.requireForce = false``: it deleted an
 untracked ``src/local.env`` beside ``@workspace/**/*.env`` write-denied (git 2.39, bash and
 dash); only ``-n``/``--dry-run`` leave the worktree alone.
+
+The top is where git takes it from: ``--work-tree`` (``GIT_WORK_TREE``), else the repository's
+own ``core.worktree`` (relative to its repository folder), else the folder holding ``.git``.
+With ``core.worktree = ../../site`` in ws/.git/config, ``git checkout ci-update`` run in ws
+wrote ../site/.github/workflows/ci.yml (git 2.39, bash and dash, s255): judged from ws, a deny
+below the real worktree was not looked at. git reads it from the repository's own files only
+(the person's settings and ``-c core.worktree=…`` change nothing: git 2.39).
 """
 
 from __future__ import annotations
@@ -35,9 +42,9 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from echo_desk.agent.permissions import git_folder_writes, git_repositories
+from echo_desk.agent.permissions import git_config, git_folder_writes, git_repositories
 from echo_desk.agent.permissions import git_options as git
-from echo_desk.agent.permissions.git_index import repository_root
+from echo_desk.agent.permissions.git_index import git_dir_of, repository_root
 from echo_desk.agent.permissions.long_prefixes import long_prefix
 from echo_desk.agent.permissions.options import read_options
 
@@ -117,10 +124,30 @@ def tops(argv: Sequence[str | None], cwds: Sequence[Path]) -> list[str | None]:
         return [None]
     if where.worktrees:
         return [str(t) for t in where.worktrees]
-    found = [str(n.root) for n in where.named]
+    found: list[str | None] = []
+    for named in where.named:
+        found += [str(named.root), *_configured_tops(named.git_dir)]
     if not where.named:
-        found += [str(repository_root(s) or s) for s in where.starts]
+        for start in where.starts:
+            root = repository_root(start)
+            git_dir = None if root is None else git_dir_of(root)
+            found += [str(root or start), *(_configured_tops(git_dir) if git_dir is not None else [])]
     return list(dict.fromkeys(found))
+
+
+def _configured_tops(git_dir: Path) -> list[str | None]:
+    """The worktree tops the repository ``git_dir``'s own settings name (``core.worktree``,
+    relative to ``git_dir``; ``None``: a settings file not read, or a ``~`` path)."""
+    found: list[str | None] = []
+    for name in ("config", "config.worktree"):
+        entries = git_config.file_entries(git_dir / name)
+        if entries is None:
+            return [None]
+        for section, subsection, key, value in entries:
+            if (section, subsection, key) != ("core", None, "worktree"):
+                continue
+            found.append(None if value.startswith("~") else os.path.normpath(git_dir / value))
+    return found
 
 
 def _new_worktree(argv: Sequence[str | None], at: int) -> tuple[str | None, ...] | None:

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from echo_desk.agent.permissions.interpreters import PIP
 from echo_desk.agent.permissions.reading import Reading
 
 Argv = tuple[str | None, ...]
@@ -44,14 +45,25 @@ _PLAIN_COPY_LONG = frozenset({"--force", "--interactive", "--no-clobber", "--ver
                               "--no-target-directory", "--backup"})
 
 
+#: Programs that leave each folder they write anywhere below a folder, never a link: only what
+#: they put below it may be one. GNU tar 1.34 refuses a member ``.`` or ``""`` that is a link
+#: ("Cannot open: File exists"), unzip 6.0 renames it ``_``, and pip 26 (``--target``) moves
+#: what it built into the folder; so ``mkdir out/t && unzip -d out/t`` makes ``out/t`` a
+#: folder (s260, under bash and dash). Another writer of a folder's files (``cp -a l out/t``,
+#: ``rsync``) may make the folder itself a link to somewhere else.
+FOLDERS_STAY = frozenset({"tar", "unzip"})
+
+
 @dataclass(frozen=True)
 class Written:
     """What one command (``owner``: its words; ``None``: a redirection) writes: ``paths`` as
-    written (``None``: only known when it runs), and whether they may become links."""
+    written (``None``: only known when it runs), and whether they may become links, or
+    (``below``) only what is below them."""
 
     owner: Argv | None
     paths: tuple[str | None, ...]
     link: bool = False
+    below: bool = False
 
 
 def of_command(argv: Argv, reading: Reading) -> list[Written]:
@@ -62,8 +74,16 @@ def of_command(argv: Argv, reading: Reading) -> list[Written]:
     found = [Written(argv, tuple(plain))]
     found.append(Written(argv, reading.written, link=program not in NO_LINKS and not _plain_copy(program, argv)))
     # (what it writes anywhere below a folder may hold links: a tar member `l -> ~`)
-    found.append(Written(argv, reading.written_below, link=True))
+    found.append(Written(argv, reading.written_below, link=True, below=_folders_stay(program, reading)))
     return [w for w in found if w.paths]
+
+
+def _folders_stay(program: str, reading: Reading) -> bool:
+    """Whether the folders ``reading`` writes anywhere below stay folders (``FOLDERS_STAY``),
+    pip's alike, also run as ``python -m pip``."""
+    form = reading.program_form
+    return program in FOLDERS_STAY or PIP.fullmatch(program) is not None or (
+        form is not None and bool(form) and PIP.fullmatch(form[0] or "") is not None)
 
 
 def _plain_copy(program: str, argv: Argv) -> bool:
@@ -88,6 +108,7 @@ class _Change:
     owner: Argv | None
     path: Path
     link: bool
+    below: bool = False
 
 
 @dataclass(frozen=True)
@@ -107,7 +128,8 @@ class Changes:
     def through_link(self, path: Path, own: Argv | None = None) -> bool:
         """Whether ``path`` is, or lies below, a path a command of the line other than ``own``
         may make a link: where it leads is only known when the line runs."""
-        return any(c.link and (own is None or c.owner != own) and (c.path == path or c.path in path.parents)
+        return any(c.link and (own is None or c.owner != own) and ((c.path == path and not c.below)
+                                                                   or c.path in path.parents)
                    for c in self.changes)
 
 
@@ -126,5 +148,5 @@ def changes(written: Iterable[Written], cwds: Sequence[Path], cwd_known: bool, h
             for cwd in cwds[:1] if os.path.isabs(text) else cwds:
                 joined = cwd / text
                 for path in dict.fromkeys((Path(os.path.normpath(joined)), Path(os.path.realpath(joined)))):
-                    found.append(_Change(item.owner, path, item.link))
+                    found.append(_Change(item.owner, path, item.link, item.below))
     return Changes(tuple(dict.fromkeys(found)), unknown)

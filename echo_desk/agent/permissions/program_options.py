@@ -654,7 +654,22 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     # bun runs the scripts of the nearest package.json as npm does (`cd out && bun run x` ran
     # out/package.json's), and the `preload` modules bunfig.toml names before any file it runs
     # (`cd out && bun ../a.ts` ran out/bunfig.toml's; both proven, bun 1.4.5, s240).
-    "bun": ("package.json", "bunfig.toml"),
+    # bunx (and `bun x`) runs the bin of that name from node_modules/.bin of the folder it runs
+    # in (`cd out && bunx tsc` ran out/node_modules/.bin/tsc), and `bun install --cwd out` read
+    # out/.npmrc (bun 1.4.5, s255).
+    **dict.fromkeys(("bun", "bunx"), ("package.json", "bunfig.toml", ".npmrc")),
+    # mocha's and jest's settings, found by walking up from the folder they run in: .mocharc.js
+    # and jest.config.js are modules they load, package.json's "mocha" and "jest" keys name
+    # modules to load (`require`, `setupFiles`, `globalSetup`; s255, see script_words).
+    "mocha": (".mocharc.js", ".mocharc.cjs", ".mocharc.mjs", ".mocharc.yaml", ".mocharc.yml", ".mocharc.jsonc",
+              ".mocharc.json", "package.json"),
+    "jest": ("jest.config.js", "jest.config.ts", "jest.config.mjs", "jest.config.cjs", "jest.config.mts",
+             "jest.config.cts", "jest.config.json", "package.json"),
+    # uv takes its settings from the nearest uv.toml or pyproject.toml (``[tool.uv]``), found by
+    # walking up: ``[pip] python = "./py"`` in out/uv.toml made ``uv --directory out pip list`` run
+    # out/py to ask what it is, and ``cache-dir`` or ``index-url`` there choose where it writes
+    # and what it builds (proven, uv 0.13.9 under bash and dash, s255).
+    **dict.fromkeys(("uv", "uvx"), ("uv.toml", "pyproject.toml")),
     "make": ("GNUmakefile", "makefile", "Makefile"),
     # cargo builds the nearest Cargo.toml's package and runs its build.rs; .cargo/config.toml
     # (every folder above too: `build.rustc-wrapper`, a target's `runner`) and rust-toolchain
@@ -791,7 +806,7 @@ FOLDER_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "tox": (("-c",), ("--conf",)),
     # bun's and deno's --cwd: the scripts or tasks of that folder's package.json or deno.json
     # run there; deno's -c/--config: its tasks run in the file's folder (bun 1.4, deno 2).
-    "bun": ((), ("--cwd",)),
+    **dict.fromkeys(("bun", "bunx"), ((), ("--cwd",))),
     "deno": (("-c",), ("--cwd", "--config")),
 }
 #: Options naming the folder a program's commands run in, its settings still read from the folder
@@ -896,6 +911,8 @@ HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     "gradle": (".gradle/init.gradle", ".gradle/init.gradle.kts", ".gradle/gradle.properties"),
     # ssh's settings, which scp and sftp read (see ``ssh_config``: what they include and name).
     **dict.fromkeys(SSH_CLIENTS, (".ssh/config",)),
+    # bun's user settings (the same keys as bunfig.toml and .npmrc: bun 1.4.5 read both, s255).
+    **dict.fromkeys(("bun", "bunx"), (".bunfig.toml", ".npmrc")),
     # man-db's user settings: a ``DEFINE nroff …`` (tbl, the pager…) names the program man runs
     # to format every page (``man -l a.txt`` ran it, man-db 2.11).
     "man": (".manpath",),
@@ -928,6 +945,8 @@ CONFIG_HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     "go": ("go/env",),
     "hg": ("hg/hgrc",), "irb": ("irb/irbrc",), "gdb": ("gdb/gdbinit", "gdb/gdbearlyinit"), "gem": ("gem/gemrc",),
     "composer": tuple(f"composer/{name}" for name in COMPOSER_HOME_FILES),
+    # uv's user settings (the same keys as a project's uv.toml: see FOLDER_SETTINGS).
+    **dict.fromkeys(("uv", "uvx"), ("uv/uv.toml",)),
 }
 #: Python programs: a python outside a virtual environment runs, at its start, every ``.pth``
 #: file and ``usercustomize.py`` of the user's own site-packages, ``~/.local/lib/pythonX.Y/

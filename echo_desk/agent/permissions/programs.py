@@ -47,6 +47,7 @@ from echo_desk.agent.permissions.build_tools import (
     javac_reading,
     mvn_reading,
 )
+from echo_desk.agent.permissions.bun_commands import bun_reading, bunx_reading
 from echo_desk.agent.permissions.cmake_modes import cmake_reading
 from echo_desk.agent.permissions.download_reads import NETRC, curl_value_reads, file_url_path, upload_globbed
 from echo_desk.agent.permissions.downloads import curl_output, wget_written
@@ -852,6 +853,7 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "perl": interpreter(table.PERL, frozenset({"-e", "-E"}), magic_open=True),
     "ruby": interpreter(table.RUBY, frozenset({"-e"})),
     "npx": lambda argv, program: wrapper_reading(argv, program, Wrapper(RUNNER_OPTIONS)),
+    "bun": bun_reading, "bunx": bunx_reading,
     **{name: runner(subs, table.NPM if name in PACKAGE_MANAGERS else OptionSet((), strict=False))
        for name, subs in RUNNERS.items()},
     "yarn": _yarn, "hg": _hg, "gdb": _gdb, "rustup": rustup_reading, "tox": tox_reading, "just": just_reading,

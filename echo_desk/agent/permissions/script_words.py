@@ -12,6 +12,13 @@ the agent make in a new folder of ``out/`` is one they let it make as ``out/new`
 
 The script runs in the folder of the nearest package.json (npm's project root), which may be
 above the folder the line runs in: every folder from there up to it counts.
+
+The test runners such a script names take the same words from a rule naming them: ``npx mocha
+-r ./out/x.js`` loaded the agent's module and ``npx jest --config out/j.js`` (``-c``) ran the
+agent's settings file, a module too, under ``npx mocha **`` and ``npx jest **`` (mocha 11, jest
+30, node 20, under bash and dash, s255). Every word of theirs may name code, and so do the
+tests they find given none: mocha's ./test folder, and for jest every test below its project's
+folder (its words only filter them by pattern).
 """
 
 from __future__ import annotations
@@ -29,11 +36,16 @@ _NPM_RUN = frozenset({"run", "run-script", "rum", "urn"})
 #: pnpm and yarn run a script by its own name too (``pnpm lint``): every command counts.
 _ANY_COMMAND = frozenset({"pnpm", "yarn"})
 _PROJECT_FILE = "package.json"
+#: Test runners whose every word may name code they load, and the words they act as if given.
+_TEST_RUNNERS: dict[str, tuple[str, ...]] = {"mocha": ("test",), "jest": (".",)}
 
 
 def passed(program: str, argv: Sequence[str | None]) -> list[str | None]:
     """The words ``argv`` (``program``: npm, pnpm or yarn) passes to the script it runs (none
-    for a command that runs none); ``None``: a word only known when the line runs."""
+    for a command that runs none), or the words of a test runner (mocha, jest) with the folders
+    it looks for tests in; ``None``: a word only known when the line runs."""
+    if program in _TEST_RUNNERS:
+        return [*argv[1:], *_TEST_RUNNERS[program]]
     if program != "npm" and program not in _ANY_COMMAND:
         return []
     parsed = read_options(argv[1:], table.NPM)

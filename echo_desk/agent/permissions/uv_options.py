@@ -17,7 +17,10 @@ run -s file`` are judged as the ``python -m mod`` and ``python file`` uv runs. O
 own options are not all known here: the global ones, ``--python``, where packages come from and
 where they write are judged there, and the folder ``uv venv`` and ``uv init`` create. ``uv tool``
 subcommands other than ``run``, ``list`` and ``dir`` install programs into ~/.local/bin or
-change shell startup files: a rule covers them only by naming ``tool``.
+change shell startup files: a rule covers them only by naming ``tool``; so do ``uv python``'s
+other than ``list``, ``find`` and ``dir`` (named by ``python``), and ``uv pip install``, ``sync``
+and ``uninstall`` change the first python on PATH with ``--system``, which a rule covers only
+by naming it (s255).
 """
 
 from __future__ import annotations
@@ -115,6 +118,14 @@ _FOLDER_MAKERS = {
 }
 #: ``uv tool`` subcommands that only print.
 _TOOL_READS = frozenset({"list", "dir"})
+#: ``uv python`` subcommands that only print. The others write outside the project: ``install``
+#: puts interpreters in uv's data folder and their programs in ~/.local/bin (``--default``:
+#: ``python`` and ``python3`` too), ``update-shell`` rewrote ~/.bashrc and ~/.profile (proven,
+#: uv 0.13.9 under bash and dash, s255), ``uninstall`` deletes, ``pin`` writes .python-version.
+_PYTHON_READS = frozenset({"list", "find", "dir"})
+#: ``uv pip`` subcommands that change an environment: ``--system`` makes it the first python on
+#: PATH (outside the project, often the person's own), as ``--python`` naming it would.
+_PIP_CHANGES = frozenset({"install", "sync", "uninstall"})
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
 
@@ -171,14 +182,22 @@ def _other(argv: Argv, at: int, program: str, found: list[Flag]) -> Reading:
     the write rules)."""
     subcommand = argv[at] or ""
     spec = _PUBLISH if subcommand == "publish" else _FOLDER_MAKERS.get(subcommand, _OTHER)
+    own: str | None = None
     if subcommand in ("pip", "python"):
         first = read_options(argv[at + 1:], spec)
-        writers = _WRITERS.get((subcommand, first.operands[0][1] if first.operands else None))
+        own = first.operands[0][1] if first.operands else None
+        writers = _WRITERS.get((subcommand, own))
     else:
         writers = _WRITERS.get((subcommand, None))
-    if writers is not None:
-        spec = OptionSet((*spec.options, opt(writers, V, Does.WRITES)), abbreviations=False, strict=False)
+    extra = [opt(writers, V, Does.WRITES)] if writers is not None else []
+    if subcommand == "pip" and own in _PIP_CHANGES:
+        extra.append(opt("--system", does=Does.WRITES))
+    if extra:
+        spec = OptionSet((*spec.options, *extra), abbreviations=False, strict=False)
     words = read_options(argv[at + 1:], spec)
+    if subcommand == "python" and own not in _PYTHON_READS:
+        # (a rule covers them only by naming ``python``, as ``uv tool``'s by naming ``tool``)
+        found = [*found, Flag(frozenset({"python"}), "python", Does.WRITES)]
     made = (words.operands[0][1],) if subcommand in _FOLDER_MAKERS and words.operands else ()
     return Reading(program, flags=(*found, *_flags(words, spec)), written_below=made)
 

@@ -124,3 +124,35 @@ def test_git_s_worktree_updates_are_judged_the_same_way(setup: Setup, pattern: s
     rules = rule_text("git **") + writes_allowed("@workspace/out/**") + rule_text(pattern, effect="deny", tool="write")
     effect = _effect(setup, rules, "git checkout other")
     assert _asks(effect) if asks else effect is Effect.ALLOW
+
+
+#: s260: the line making the folder first, with the rules of UNPACKERS and ``mkdir **``.
+MADE_FIRST = UNPACKERS + rule_text("mkdir **")
+
+
+@pytest.mark.parametrize("make", ["mkdir out/t", "mkdir -p out/t"])
+@pytest.mark.parametrize("line", [*(line.replace("out/u", "out/t") for line in LINES),
+                                  "python -m pip install --target out/t a-1.0-py3-none-any.whl"])
+def test_a_folder_the_line_makes_first_stays_a_folder(setup: Setup, make: str, line: str) -> None:
+    """tar, unzip and pip make the folder they write below a folder (tar refuses a member ``.``
+    that is a link, unzip renames it ``_``), so ``mkdir out/t`` writes no path through a link
+    ``unzip -d out/t`` may make: the line writes what it does with out/t already there (s260)."""
+    rules = MADE_FIRST + rule_text("python -m pip install --target **")
+    assert _effect(setup, rules, f"{make} && {line}") is Effect.ALLOW
+    assert _effect(setup, rules, f"{line}; {make}") is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "mkdir out/t && unzip -q a.zip -d out/t && mkdir out/t/sub",  # a member `sub` may be a link
+    "ln -s ~ out/t && unzip -q a.zip -d out/t",  # the folder itself a link the line makes
+    "mkdir out/t && cp -a a out/t",  # cp carries a link over: out/t may become one
+])
+def test_what_an_unpacker_may_link_below_the_folder_still_asks(setup: Setup, line: str) -> None:
+    rules = MADE_FIRST + rule_text("ln **", "cp **")
+    assert _asks(_effect(setup, rules, line))
+
+
+@pytest.mark.parametrize("line", ["mkdir out/t && unzip -q a.zip -d out/t", "mkdir out/t && tar -xf a.tar -C out/t"])
+def test_a_deny_below_a_folder_the_line_makes_still_asks(setup: Setup, line: str) -> None:
+    assert _effect(setup, MADE_FIRST, line) is Effect.ALLOW
+    assert _asks(_effect(setup, MADE_FIRST + rule_text("@workspace/**/.env", effect="deny", tool="write"), line))

@@ -217,6 +217,38 @@ def test_git_clean_asks_where_a_deny_may_match_below(setup: Setup, repository: P
     assert _verdict(setup, "git clean") is not Effect.ALLOW
 
 
+#: s255: the repository's own core.worktree moves the worktree git writes: with it set to
+#: ../../site in ws/.git/config, `git checkout ci-update` run in ws wrote
+#: ../site/.github/workflows/ci.yml (git 2.39, bash and dash). Here the folder is ~/site.
+def _elsewhere(setup: Setup, repository: Path) -> Path:
+    site = setup.home / "site"
+    site.mkdir()
+    git_in(repository, "config", "core.worktree", os.path.relpath(site, repository / ".git"))
+    return site
+
+
+def test_the_worktree_the_repository_settings_name_is_a_top(setup: Setup, repository: Path) -> None:
+    site = _elsewhere(setup, repository)
+    assert str(site) in tops(("git", "checkout", "other"), [repository])
+    assert str(site) in tops(("git", "--git-dir=.git", "checkout", "other"), [repository])
+    assert tops(("git", "--work-tree=out", "checkout", "other"), [repository]) == [str(repository / "out")]
+    git_in(repository, "config", "core.worktree", "~/site")
+    assert None in tops(("git", "checkout", "other"), [repository])
+
+
+def test_a_deny_below_the_worktree_the_repository_settings_name_asks(setup: Setup, repository: Path) -> None:
+    _rules(setup, GIT_AND_OUT + rule_text("~/site/.github/**", effect="deny", tool="write"))
+    assert _verdict(setup, "git checkout other") is Effect.ALLOW  # (the deny is outside this worktree)
+    _elsewhere(setup, repository)
+    assert _verdict(setup, "git checkout other") is not Effect.ALLOW
+
+
+def test_the_worktree_the_repository_settings_name_is_where_checkout_writes(setup: Setup, repository: Path) -> None:
+    site = _elsewhere(setup, repository)
+    _run(repository, "git checkout -q -f other")
+    assert (site / WORKFLOW).is_file()
+
+
 @pytest.mark.parametrize("line", ["git clean -n", "git clean --dry-run", "git clean -nd", "git clean -ndx",
                                   "git clean -n -X -e '*.o'", "git clean --dry-run -q src"])
 def test_a_dry_run_of_git_clean_is_covered_beside_a_deny_below(setup: Setup, repository: Path, line: str) -> None:

@@ -83,3 +83,31 @@ def test_the_script_runs_up_to_the_nearest_package_json(tmp_path: Path) -> None:
     (tmp_path / "p" / "src").mkdir(parents=True)
     (tmp_path / "p" / "package.json").write_text("{}", encoding="utf-8")
     assert script_folders([tmp_path / "p" / "src"]) == [tmp_path / "p" / "src", tmp_path / "p"]
+
+
+#: s255: the test runners such a script names, under a rule naming them (through npx too): mocha
+#: loaded the module -r names and jest ran its --config file (mocha 11, jest 30, node 20, under
+#: bash and dash: the s255 lines of the hostile corpus, and npx's forms by hand).
+RUNNERS = rule_text("[npx mocha|npx jest|mocha|jest|cd] **") + writes_allowed("@workspace/out/**")
+
+
+@pytest.mark.parametrize("line", [
+    "npx mocha -r ./out/x.js", "npx mocha --require=./out/x.js", "npx mocha -r./out/x.js", "mocha -r ./out/x.js",
+    "npx mocha out/x.spec.js", "npx mocha --config out/m.js", "cd out && npx mocha",
+    "npx jest --config out/j.js", "npx jest -c out/j.js", "jest --config=out/j.js",
+    "npx jest",  # (jest runs every test below its project's folder, out/ too)
+])
+def test_a_test_runner_word_naming_code_the_agent_may_write_asks(setup: Setup, project: Path, line: str) -> None:
+    assert effect_under(setup, RUNNERS, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["npx mocha", "npx mocha -r ./src/setup.js", "mocha test/a.spec.js --reporter dot",
+                                  "npx mocha --grep parser"])
+def test_a_test_runner_naming_nothing_the_agent_may_write_stays_allowed(setup: Setup, project: Path,
+                                                                        line: str) -> None:
+    assert effect_under(setup, RUNNERS, line) is Effect.ALLOW
+
+
+def test_jest_where_the_agent_may_write_nothing_below_its_project_stays_allowed(setup: Setup, project: Path) -> None:
+    rules = rule_text("[npx jest|cd] **") + writes_allowed("~/scratch/**")
+    assert effect_under(setup, rules, "npx jest -c jest.config.js") is Effect.ALLOW

@@ -93,3 +93,38 @@ def test_a_cache_a_rule_names_is_judged_by_the_write_rules(setup: Setup) -> None
     assert _effect(setup, "uv run --cache-dir out/uvc true") is not Effect.ALLOW
     assert _effect(setup, "uv run --cache-dir out/uvc true", named) is Effect.ALLOW
     assert _effect(setup, "uv run --cache-dir ../other/c true", named) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    # s255: interpreters and their programs in uv's data folder and ~/.local/bin, shell startup files
+    "uv python install 3.12", "uv python install --default 3.12", "uv python update-shell",
+    "uv python uninstall 3.12", "uv python pin 3.12", "uv python upgrade",
+    # the first python on PATH, outside the project, changed as `--python` naming it would
+    "uv pip install --system black", "uv pip sync --system requirements.txt", "uv pip uninstall --system black",
+    "uv pip install black --system",
+])
+def test_uv_commands_changing_interpreters_outside_the_project_ask(setup: Setup, line: str) -> None:
+    assert _effect(setup, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["uv python list", "uv python find 3.12", "uv python dir", "uv pip list --system",
+                                  "uv pip freeze --system"])
+def test_uv_commands_only_reading_interpreters_stay_allowed(setup: Setup, line: str) -> None:
+    assert _effect(setup, line) is Effect.ALLOW
+
+
+def test_a_rule_naming_python_install_or_system_covers_it(setup: Setup) -> None:
+    named = RULES + ('\n[[rule]]\neffect = "allow"\ntool = "shell"\n'
+                     'pattern = "[uv python install|uv pip install --system] **"\n')
+    assert _effect(setup, "uv python install 3.12", named) is Effect.ALLOW
+    assert _effect(setup, "uv pip install --system black", named) is Effect.ALLOW
+    assert _effect(setup, "uv python uninstall 3.12", named) is not Effect.ALLOW
+
+
+def test_uv_settings_the_agent_may_write_ask(setup: Setup) -> None:
+    """uv reads the nearest uv.toml or pyproject.toml: ``[pip] python = "./py"`` in out/uv.toml
+    made ``uv --directory out pip list`` run out/py (s255; the hostile corpus shows it for
+    out/uv.toml, this the pyproject.toml a ``cd`` reaches)."""
+    rules = RULES.replace("[uv|", "[cd|uv|")
+    assert _effect(setup, "cd out && uv pip list", rules) is not Effect.ALLOW
+    assert _effect(setup, "cd src && uv pip list", rules) is Effect.ALLOW

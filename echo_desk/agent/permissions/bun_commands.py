@@ -1,0 +1,173 @@
+"""bun's own options, and the commands it runs (bun 1.4). The engine read bun as a program it
+did not know, whose words a rule for it covered: ``bunx CMD`` and its spelling ``bun x CMD`` run
+the bin CMD names from node_modules/.bin of the folder they run in, else any program on PATH
+(``bunx touch PWNED`` ran /usr/bin/touch, ``cd out && bunx tsc`` ran out/node_modules/.bin/tsc),
+and ``bun -e CODE`` ran the code given, ``bun -r ./out/x.js a.js`` the agent's module first
+(proven, bun 1.4.5 under bash and dash, s255), all under ``bun **`` or ``bunx **``.
+
+Now the command ``bunx`` and ``bun x`` run is judged on its own, as npx's is (a rule naming it,
+``bunx tsc **``, covers it too); their options must be known, and those installing a package
+of the line's choosing (``-p``) or running its lifecycle scripts (``--trust``) are covered only
+by naming them. bun's options that run code given on the line or load a module or settings
+file (``-e``, ``-p``, ``-r`` and its aliases, ``-c``, ``--env-file``, ``--inspect``…) are covered
+only by a rule naming them, as node's are, wherever they stand (bun reads its options before and
+after its command and script: where a word belongs to the script, naming the option is asked
+for all the same). Before ``x``, every option must be known: one taking a value could take
+``x`` as it. Which folder's package.json and bunfig.toml count is ``program_options``' business
+(``FOLDER_SETTINGS``, ``FOLDER_OPTIONS``).
+
+``bun build`` writes where ``--outdir`` (anywhere below), ``--outfile``, ``--metafile`` and
+``--metafile-md`` say (``bun build a.ts --outdir ../x`` wrote ../x/a.js under ``bun **``: bun
+1.4.5, bash and dash, s261): the write rules judge those places, from the folder ``--cwd``
+names. Its other options must be known (it reads them after the entry points too), and those
+naming files by a pattern or embedding one (``--entry-naming``, ``--root``, ``--asset``,
+``--compile`` without ``--outfile``…) are covered only by naming them. On other commands,
+whose later words may be a script's, those writing options are covered only by naming them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import replace
+
+from echo_desk.agent.permissions.options import (
+    Does,
+    OptionSet,
+    Parsed,
+    Seen,
+    Takes,
+    flags,
+    opt,
+    read_options,
+    values,
+)
+from echo_desk.agent.permissions.reading import Argv, Reading, flags_of, spellings_of
+from echo_desk.agent.permissions.wrappers import Wrapper, wrapper_reading
+
+__all__ = ["bun_reading", "bunx_reading"]
+
+V = Takes.VALUE
+
+#: bun's options that run or load code, or write where they say (``bun --help``).
+_CODE = (
+    opt("-e --eval", V, Does.RUNS), opt("-p --print", V, Does.RUNS),
+    opt("-r --preload --require --import", V, Does.RUNS), opt("-c --config", V, Does.READS_CODE),
+    opt("--env-file", V, Does.READS_CODE), opt("--inspect --inspect-wait --inspect-brk", Takes.OPTIONAL, Does.RUNS),
+    opt("--cpu-prof-dir --cpu-prof-name --heap-prof-dir --heap-prof-name", V, Does.WRITES),
+    opt("--shell", V, Does.CONFIG),
+)
+#: Options writing where they say (bun build's and bun test's): on a command other than bun
+#: build (``bun run build --outdir ../x`` may hand them to a script) a rule must name them.
+_WRITING = (opt("--outdir --outfile --coverage-dir --reporter-outfile", V, Does.WRITES),
+            opt("--metafile --metafile-md", Takes.OPTIONAL, Does.WRITES))
+#: The options ``bun --help`` lists before a command, that only choose how it runs.
+_PLAIN = (
+    *flags("--silent -v|--version --revision -b|--bun --no-orphans --workspaces --parallel --sequential "
+           "--no-exit-on-error --watch --hot --no-clear-screen --check --smol --interactive --cpu-prof "
+           "--cpu-prof-md --heap-prof --heap-prof-md --if-present --no-install -i -h|--help --no-macros "
+           "--no-deprecation --throw-deprecation --expose-gc --zero-fill-buffers --prefer-offline "
+           "--prefer-latest --no-env-file --experimental-http2-fetch --experimental-http3-fetch"),
+    *values("--elide-lines -F|--filter --watch-kill-signal --install --cpu-prof-interval --heap-prof-interval "
+            "--cwd --port --conditions --fetch-preconnect --max-http-header-size --dns-result-order "
+            "--title --unhandled-rejections --console-depth --user-agent --main-fields --extension-order "
+            "--tsconfig-override -d|--define --drop -l|--loader --jsx-factory --jsx-fragment "
+            "--jsx-import-source --jsx-runtime --jsx-side-effects --ignore-dce-annotations"),
+)
+#: Before the command: every option must be known (see the module).
+_BEFORE = OptionSet((*_PLAIN, *_CODE), permute=False, abbreviations=False)
+#: Anywhere on the line: the options that run or load code or write, the others let through.
+_ANYWHERE = OptionSet((*_CODE, *_WRITING), strict=False, abbreviations=False)
+#: ``bun build --help`` (1.4.5): options choosing how it bundles.
+_BUILD_PLAIN = (
+    *flags("--production --compile-autoload-dotenv --no-compile-autoload-dotenv --compile-autoload-bunfig "
+           "--no-compile-autoload-bunfig --compile-autoload-tsconfig --no-compile-autoload-tsconfig "
+           "--compile-autoload-package-json --no-compile-autoload-package-json --bytecode --no-optimize-bytecode "
+           "--splitting --no-split-require --no-module-preload --reject-unresolved --react-fast-refresh "
+           "--react-compiler --no-bundle --emit-dce-annotations --no-deprecated-namespace-object-setters --minify "
+           "--minify-syntax --minify-whitespace --minify-identifiers --keep-names --css-chunking "
+           "--windows-hide-console"),
+    *values("--compile-exec-argv --compile-jit-policy --bytecode-depth --target --banner --footer --format "
+            "--min-chunk-size --public-path --external --allow-unresolved --packages --env --windows-title "
+            "--windows-publisher --windows-version --windows-description --windows-copyright"),
+    opt("--sourcemap", Takes.OPTIONAL),
+)
+#: Where bun build writes: judged by the write rules at their value, not by a rule naming them.
+_BUILD_WRITES = (opt("--outdir", V), opt("--outfile", V), opt("--metafile", Takes.OPTIONAL),
+                 opt("--metafile-md", Takes.OPTIONAL))
+#: Files named by a pattern, written where bun chooses (--app) or read into the output: covered
+#: only by naming them.
+_BUILD_NAMED = (
+    opt("--entry-naming --chunk-naming --asset-naming --root", V, Does.WRITES), opt("--app", does=Does.WRITES),
+    opt("--asset --bytecode-order --windows-icon", V, Does.READS_CODE),
+    opt("--compile-executable-path", V, Does.RUNS),
+)
+_BUILD = OptionSet((*_PLAIN, *_CODE, *_BUILD_PLAIN, *_BUILD_WRITES, *_BUILD_NAMED, opt("--compile")),
+                   abbreviations=False)
+#: bun build's file for a writing option given without its value.
+_BUILD_DEFAULT_FILES = {"--metafile": "meta.json", "--metafile-md": "meta.md"}
+#: ``bunx --help``: its options come before the package.
+_BUNX = Wrapper(OptionSet((
+    *flags("--bun --no-install --verbose --silent --ignore-scripts -h|--help"),
+    *values("--cwd --minimum-release-age --registry --ca --cafile"),
+    opt("-p --package", V, Does.READS_CODE), opt("--env-file", V, Does.READS_CODE), opt("--trust", does=Does.RUNS),
+), permute=False, abbreviations=False))
+
+
+def bunx_reading(argv: Argv, program: str) -> Reading:
+    """``bunx [options] CMD …`` runs CMD (see the module)."""
+    return wrapper_reading(argv, program, _BUNX)
+
+
+def bun_reading(argv: Argv, program: str) -> Reading:
+    """``bun [options] COMMAND|FILE …``; ``bun x`` is ``bunx``."""
+    before = read_options(argv[1:], _BEFORE)
+    at = 1 + before.rest if before.rest is not None else None
+    # (an option not known here may take the next word, and leave `x` as the command)
+    unknown_command = before.dynamic or any(s.option is None for s in before.seen) or (
+        at is not None and argv[at] is None)
+    if at is not None and argv[at] == "x" and not unknown_command:
+        inner = bunx_reading(argv[at:], program)
+        return replace(inner, flags=(*flags_of(before, _BEFORE), *inner.flags),
+                       inners=tuple(i if i.start is None else replace(i, start=i.start + at) for i in inner.inners))
+    if at is not None and argv[at] == "build" and not unknown_command:
+        return _build_reading(argv, program, at, before)
+    anywhere = read_options(argv[1:], _ANYWHERE)
+    return Reading(program, flags=tuple(flags_of(anywhere, _ANYWHERE)), spellings=spellings_of(argv, anywhere),
+                   unreadable=unknown_command)
+
+
+def _build_reading(argv: Argv, program: str, at: int, before: Parsed) -> Reading:
+    """``bun [options] build [options] ENTRY…``: where it writes, from the folder ``--cwd`` names."""
+    parsed = read_options(argv[at + 1:], _BUILD)
+    files: list[str | None] = []
+    below: list[str | None] = []
+    for seen in parsed.seen:
+        name = seen.option.names[0] if seen.option is not None else ""
+        if name == "--outdir":
+            below.append(seen.value)
+        elif name in ("--outfile", *_BUILD_DEFAULT_FILES):
+            files.append(seen.value if seen.value is not None else _BUILD_DEFAULT_FILES.get(name))
+    compiles = any(s.option is not None and s.option.names[0] == "--compile" for s in parsed.seen)
+    if compiles and not any(s.option is not None and s.option.names[0] == "--outfile" for s in parsed.seen):
+        files.append(None)  # an executable named after the entry point, in the folder it runs in
+    folder = _cwd_of((*before.seen, *parsed.seen))
+    return Reading(program, flags=(*flags_of(before, _BEFORE), *flags_of(parsed, _BUILD)),
+                   spellings=spellings_of(argv, read_options(argv[1:], _ANYWHERE)),
+                   written=tuple(_under(folder, f) for f in files), written_below=tuple(_under(folder, b) for b in below))
+
+
+def _cwd_of(seen: Sequence[Seen]) -> str | None:
+    """The folder bun's ``--cwd`` names (``"."``: none given; ``None``: only known when it runs,
+    or given more than once)."""
+    given = [s.value for s in seen if s.option is not None and "--cwd" in s.option.names]
+    if not given:
+        return "."
+    return given[0] if len(given) == 1 else None
+
+
+def _under(folder: str | None, path: str | None) -> str | None:
+    """``path`` as seen from the folder bun runs in, given the one ``--cwd`` names."""
+    if folder is None or path is None:
+        return None
+    return path if folder == "." else os.path.join(folder, path)
