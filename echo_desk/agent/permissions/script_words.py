@@ -19,10 +19,19 @@ agent's settings file, a module too, under ``npx mocha **`` and ``npx jest **`` 
 30, node 20, under bash and dash, s255). Every word of theirs may name code, and so do the
 tests they find given none: mocha's ./test folder, and for jest every test below its project's
 folder (its words only filter them by pattern).
+
+The same words may name where the script's program writes: with the build script ``tsc`` (or
+any program taking an output option), ``npm run build -- --outDir ../x`` wrote ../x under ``npm
+**`` (a script ``node b.js`` writing where its ``--outDir`` says, npm 11 and node 20, under bash
+and dash, s262). Which word is an output option is the unseen program's business, so every path
+a passed word may name (``paths``, less an option's own spelling) counts as a folder it may write
+anything below, for the write rules to judge. Only the words ``true``, ``false`` and numbers are
+taken to name nothing (``--watch=false``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -60,6 +69,34 @@ def passed(program: str, argv: Sequence[str | None]) -> list[str | None]:
         elif command not in _NPM_SCRIPTS:
             return []
     return list(argv[2 + at:])
+
+
+#: Values taken to name no path: an option's switch or count (``--watch=false``, ``--retries=2``).
+_NOT_PATHS = re.compile(r"true|false|[0-9]+")
+
+
+def written(program: str, argv: Sequence[str | None]) -> list[str | None]:
+    """The paths the words npm, pnpm or yarn (``program``) passes to its script may name for the
+    script's program to write (``None``: one only known when the line runs); the words of a
+    test runner (mocha, jest) are its own, judged where its options are."""
+    if program in _TEST_RUNNERS:
+        return []
+    words = passed(program, argv)
+    found = [p for before, word in zip([None, *words], words, strict=False) for p in paths(word)
+             if not (p == word and _option_name(word) and not _takes_next(before))]
+    return [p for p in dict.fromkeys(found) if p is None or not _NOT_PATHS.fullmatch(p)]
+
+
+def _option_name(word: str | None) -> bool:
+    return word is not None and word.startswith("-") and word != "-"
+
+
+def _takes_next(before: str | None) -> bool:
+    """Whether the word after ``before`` may be its value: after an option without ``=`` (an
+    option spelled whole is then a place too: ``-o --x``)."""
+    if before is None:
+        return False
+    return before != "--" and _option_name(before) and "=" not in before
 
 
 def paths(word: str | None) -> list[str | None]:
