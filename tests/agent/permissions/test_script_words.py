@@ -88,6 +88,8 @@ def test_a_word_passed_to_the_script_naming_a_place_the_agent_may_not_write_asks
     (("pnpm", "build", None), [None]),
     (("npx", "mocha", "--reporter-option", "output=x"), []),  # (not a package manager's script)
     (("mocha", "x"), []),
+    (("pnpm", "run", "build", "--", "--outDir", "x"), ["x"]),  # (not the script's name)
+    (("yarn", "config", "get", "registry"), []),  # (yarn's own command)
 ])
 def test_the_places_passed_words_may_name_for_writing(line: tuple[str | None, ...], places: list[str | None]) -> None:
     assert written(str(line[0]), line) == places
