@@ -32,6 +32,20 @@ OLD_COMMIT = "df967e76"
 QUESTION_SERVER = ROOT / "tests" / "mcp" / "question_server.py"
 
 
+#: A successful call's output is shown up to this many characters, then "…".
+MOST_OUTPUT_CHARS = 100
+
+
+def outcome(result: Any) -> str:
+    """What the call ended with, for the table: an error whole (Echo Desk's own sentence, which
+    says what happened: cut at 100 characters, the 20 MB row ended in "the most Echo Desk reads: "),
+    a result's output cut with a visible "…"."""
+    if not result.success:
+        return f"{result.error_kind.value}: {result.error}"
+    output = str(result.output)
+    return output if len(output) <= MOST_OUTPUT_CHARS else output[:MOST_OUTPUT_CHARS] + "…"
+
+
 async def measure(chars: int) -> dict[str, Any]:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
@@ -77,7 +91,7 @@ async def measure(chars: int) -> dict[str, Any]:
         QApplication.processEvents()
         return {"dialog_s": (shown.result() - start) if shown.done() else None, "call_s": ended - start,
                 "longest_stall_s": longest[0],
-                "outcome": result.output[:100] if result.success else f"{result.error_kind.value}: {result.error[:100]}"}
+                "outcome": outcome(result)}
     finally:
         await manager.aclose()
 
@@ -134,7 +148,7 @@ def main() -> None:
         for r in json.loads(out.stdout.strip().splitlines()[-1]):
             dialog = f"{r['dialog_s']:.2f} s" if r["dialog_s"] is not None else "never shown"
             print(f"  {label}: {r['chars']:>12,} chars: dialog {dialog}, call {r['call_s']:.2f} s, longest UI stall "
-                  f"{r['longest_stall_s']:.2f} s ({r['outcome'][:90]})")
+                  f"{r['longest_stall_s']:.2f} s ({r['outcome']})")
 
 
 if __name__ == "__main__":

@@ -50,9 +50,13 @@ class _CappedLines(ByteReceiveStream):
         if self._over:
             raise anyio.EndOfStream
         chunk = await self._stream.receive(max_bytes)
-        end = chunk.rfind(b"\n")
-        self._line = len(chunk) - end - 1 if end >= 0 else self._line + len(chunk)
-        if self._line > self._limit:
+        # The line a newline ends counts what came before this read: counted from the newline
+        # on only, a line that passed the cap in the read that ended it (up to a read, 64 KB,
+        # over) was let through whole.
+        lines = chunk.split(b"\n")
+        longest = max([self._line + len(lines[0]), *(len(line) for line in lines[1:])])
+        self._line = len(lines[-1]) if len(lines) > 1 else longest
+        if longest > self._limit:
             self._over = True
             if self._too_long is not None:
                 self._too_long()

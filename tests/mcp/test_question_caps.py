@@ -3,6 +3,7 @@ the host is told how much was cut where. Against a real stdio server (question_s
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import sys
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 from echo_desk.mcp.config import parse_server
+from echo_desk.mcp.line_cap import MAX_LINE_BYTES
 from echo_desk.mcp.question_caps import (
     MOST_CHOICES,
     MOST_FIELDS,
@@ -23,6 +25,7 @@ from tests.mcp.helpers import HERE, get_tool
 from tests.mcp.test_everything import AnsweringHost, ctx
 
 QUESTION_SERVER = HERE / "question_server.py"
+SIZES_BENCH = HERE.parents[1] / "bench" / "mcp_question_sizes.py"
 
 
 async def _ask(make_manager: Any, registry: Any, host: AnsweringHost, **arguments: Any) -> Any:
@@ -98,6 +101,31 @@ async def test_a_form_that_cannot_be_shown_whole_is_refused_unshown(make_manager
     assert answer["message"].startswith("Echo Desk did not show the question: ")
 
 
+@pytest.mark.parametrize("spec", [
+    {"type": "array", "items": {"type": "string", "enum": ["docs", "photos"]}, "minItems": 1},
+    {"type": "array", "items": {"anyOf": [{"const": "docs", "title": "Documents"},
+                                          {"const": "photos", "title": "Photos"}]}, "default": ["docs"]},
+], ids=["untitled", "titled"])
+async def test_a_multi_select_field_is_refused_with_its_reason(make_manager, registry, spec) -> None:
+    """Shown before as a text box, "docs, photos" went back as one string where the server
+    wanted a list, and its check failed after the person had answered."""
+    host = AnsweringHost(Answer(action="accept", values={"folders": "docs, photos"}))
+    answer = await _ask(make_manager, registry, host, message="Which folders?",
+                        schema={"type": "object", "properties": {"folders": spec}})
+    assert not host.questions
+    assert answer["message"] == ("Echo Desk did not show the question: the field 'folders' asks for several "
+                                 "choices (a list); Echo Desk does not show multi-select fields yet")
+
+
+@pytest.mark.parametrize("kind", ["object", "null", ["string", "null"]], ids=str)
+async def test_a_field_of_a_type_no_host_shows_is_refused(make_manager, registry, kind) -> None:
+    host = AnsweringHost(Answer(action="accept", values={"where": "home"}))
+    answer = await _ask(make_manager, registry, host, message="Where?",
+                        schema={"type": "object", "properties": {"where": {"type": kind}}})
+    assert not host.questions
+    assert answer["message"].startswith("Echo Desk did not show the question: the field 'where' is of a type ")
+
+
 async def test_a_hidden_character_in_a_default_reaches_the_host_kept(make_manager, registry) -> None:
     """Kept for the host to show as an escape (tests/ui/approval): dropped, "yes⟨U+202E⟩" read as "yes"."""
     schema = {"type": "object", "properties": {"confirm": {"type": "string", "default": "yes\u202e\u200bon"}}}
@@ -122,3 +150,24 @@ async def test_titled_choices_reach_the_host_as_values_with_titles(make_manager,
     assert question.schema["properties"]["pick"] == {
         "type": "string", "default": "keep", "enum": ["keep", "wipe"], "enumNames": ["Keep my files", "wipe"]}
     assert answer["content"] == {"pick": "wipe"}
+
+
+async def test_a_question_past_the_line_cap_fails_the_call_saying_what_happened(make_manager, registry) -> None:
+    """No dialog; the call's error says what happened, whole, and so does the size bench's table:
+    it cut the error at 100 characters and the 20 MB row ended in "the most Echo Desk reads: ".
+    One byte past the cap is enough: the line's last read once reset the count before it was
+    checked, and this question reached the host (``line_cap``)."""
+    config = parse_server("q", {"command": sys.executable, "args": ["-S", str(QUESTION_SERVER)]})
+    host = AnsweringHost(Answer(action="accept"))
+    manager = make_manager({"q": config}, host=host)
+    await manager.start("q")
+    result = await get_tool(registry, "q__ask").execute({"message": "Hi", "pad": MAX_LINE_BYTES + 1}, ctx("ask", host))
+    assert not host.questions and not result.success
+    said = "the server sent a message longer than 16 MB, the most Echo Desk reads: the rest was not read, " \
+           "and Echo Desk stopped it"
+    assert result.error == f"q/ask: {said}"
+    spec = importlib.util.spec_from_file_location("mcp_question_sizes", SIZES_BENCH)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.outcome(result).endswith(said)
