@@ -19,11 +19,6 @@ Choices with titles, in either of the protocol's spellings (``enum`` with ``enum
 ``enumNames`` the titles shown for them. A host that knows no titles still offers the values.
 The titles are what the person picks by, so they are held to a choice's caps, and titles that
 do not tell their choices apart (one title twice, fewer titles than choices) refuse the form.
-
-A field of a type the hosts have no box for is refused too: each shows an unknown type as a
-text box, and its answer went back as a text where the server wanted something else. A
-multi-select (``"type": "array"`` of choices, the protocol's list of check boxes) sent the
-ticked values as one string, which the server's own check rejects after the person answered.
 """
 
 from __future__ import annotations
@@ -49,9 +44,6 @@ MOST_FIELDS = 50
 MOST_CHOICES = 200
 #: A field name or a choice longer than this (its JSON text, for a choice) is refused.
 MOST_NAME_CHARS = 200
-
-#: The field types a host has a box for (``tools.host.Question``); a field without a type is text.
-SHOWN_TYPES = ("string", "number", "integer", "boolean")
 
 _CUT_TEXTS: dict[FormText, int] = {"title": MOST_TITLE_CHARS, "description": MOST_FORM_TEXT_CHARS}
 
@@ -86,21 +78,11 @@ def cap_message(message: str) -> tuple[str, int]:
     return cut(message, MOST_MESSAGE_CHARS)
 
 
-def _check_type(name: str, kind: Any) -> None:
-    if kind == "array":
-        raise UnshowableForm(f"the field {name!r} asks for several choices (a list); Echo Desk does not show "
-                             "multi-select fields yet")
-    if kind not in SHOWN_TYPES:
-        raise UnshowableForm(f"the field {name!r} is of a type Echo Desk does not show: "
-                             f"{json.dumps(kind, ensure_ascii=False, default=str)[:MOST_NAME_CHARS]}")
-
-
 def _check_field(name: str, spec: dict[str, Any]) -> None:
     """Raise ``UnshowableForm`` when a part of the field that is sent back, or a number box's
     value, cannot be shown whole."""
     if len(name) > MOST_NAME_CHARS:
         raise UnshowableForm(f"a field's name is {len(name)} characters long; Echo Desk shows at most {MOST_NAME_CHARS}")
-    _check_type(name, spec.get("type", "string"))
     default = spec.get("default")
     if "default" in spec and not isinstance(default, str) and _json_length(default) > MOST_NAME_CHARS:
         raise UnshowableForm(f"the default of the field {name!r} is not a text and too long to show")

@@ -101,31 +101,6 @@ async def test_a_form_that_cannot_be_shown_whole_is_refused_unshown(make_manager
     assert answer["message"].startswith("Echo Desk did not show the question: ")
 
 
-@pytest.mark.parametrize("spec", [
-    {"type": "array", "items": {"type": "string", "enum": ["docs", "photos"]}, "minItems": 1},
-    {"type": "array", "items": {"anyOf": [{"const": "docs", "title": "Documents"},
-                                          {"const": "photos", "title": "Photos"}]}, "default": ["docs"]},
-], ids=["untitled", "titled"])
-async def test_a_multi_select_field_is_refused_with_its_reason(make_manager, registry, spec) -> None:
-    """Shown before as a text box, "docs, photos" went back as one string where the server
-    wanted a list, and its check failed after the person had answered."""
-    host = AnsweringHost(Answer(action="accept", values={"folders": "docs, photos"}))
-    answer = await _ask(make_manager, registry, host, message="Which folders?",
-                        schema={"type": "object", "properties": {"folders": spec}})
-    assert not host.questions
-    assert answer["message"] == ("Echo Desk did not show the question: the field 'folders' asks for several "
-                                 "choices (a list); Echo Desk does not show multi-select fields yet")
-
-
-@pytest.mark.parametrize("kind", ["object", "null", ["string", "null"]], ids=str)
-async def test_a_field_of_a_type_no_host_shows_is_refused(make_manager, registry, kind) -> None:
-    host = AnsweringHost(Answer(action="accept", values={"where": "home"}))
-    answer = await _ask(make_manager, registry, host, message="Where?",
-                        schema={"type": "object", "properties": {"where": {"type": kind}}})
-    assert not host.questions
-    assert answer["message"].startswith("Echo Desk did not show the question: the field 'where' is of a type ")
-
-
 async def test_a_hidden_character_in_a_default_reaches_the_host_kept(make_manager, registry) -> None:
     """Kept for the host to show as an escape (tests/ui/approval): dropped, "yes⟨U+202E⟩" read as "yes"."""
     schema = {"type": "object", "properties": {"confirm": {"type": "string", "default": "yes\u202e\u200bon"}}}

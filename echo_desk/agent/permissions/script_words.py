@@ -19,10 +19,19 @@ agent's settings file, a module too, under ``npx mocha **`` and ``npx jest **`` 
 30, node 20, under bash and dash, s255). Every word of theirs may name code, and so do the
 tests they find given none: mocha's ./test folder, and for jest every test below its project's
 folder (its words only filter them by pattern).
+
+The same words may name where the script's program writes: with the build script ``tsc`` (or
+any program taking an output option), ``npm run build -- --outDir ../x`` wrote ../x under ``npm
+**`` (a script ``node b.js`` writing where its ``--outDir`` says, npm 11 and node 20, under bash
+and dash, s262). Which word is an output option is the unseen program's business, so every path
+a passed word may name (``paths``, less an option's own spelling) counts as a folder it may write
+anything below, for the write rules to judge. Only the words ``true``, ``false`` and numbers are
+taken to name nothing (``--watch=false``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -35,6 +44,13 @@ _NPM_SCRIPTS = frozenset({"test", "t", "tst", "start", "stop", "restart"})
 _NPM_RUN = frozenset({"run", "run-script", "rum", "urn"})
 #: pnpm and yarn run a script by its own name too (``pnpm lint``): every command counts.
 _ANY_COMMAND = frozenset({"pnpm", "yarn"})
+#: pnpm's and yarn's own commands (pnpm 10, yarn 1: they win over a script of the same name),
+#: whose words are theirs, not a script's: no write of an unseen program is counted for them.
+_OWN_COMMANDS = frozenset({
+    "config", "info", "view", "list", "ls", "why", "outdated", "audit", "install", "i", "add", "remove", "rm",
+    "upgrade", "update", "up", "cache", "store", "init", "licenses", "owner", "login", "logout", "publish", "pack",
+    "version", "bin", "root", "help", "link", "unlink", "prune", "dedupe", "global", "tag", "whoami",
+})
 _PROJECT_FILE = "package.json"
 #: Test runners whose every word may name code they load, and the words they act as if given.
 _TEST_RUNNERS: dict[str, tuple[str, ...]] = {"mocha": ("test",), "jest": (".",)}
@@ -54,12 +70,45 @@ def passed(program: str, argv: Sequence[str | None]) -> list[str | None]:
     at, command = parsed.operands[0]
     if command is None:
         return [None]
-    if program == "npm":
-        if command in _NPM_RUN and len(parsed.operands) > 1:
-            at = parsed.operands[1][0]
-        elif command not in _NPM_SCRIPTS:
-            return []
+    if command in _NPM_RUN and len(parsed.operands) > 1:
+        at = parsed.operands[1][0]
+    elif program == "npm" and command not in _NPM_SCRIPTS:
+        return []
     return list(argv[2 + at:])
+
+
+#: Values taken to name no path: an option's switch or count (``--watch=false``, ``--retries=2``).
+_NOT_PATHS = re.compile(r"true|false|[0-9]+")
+
+
+def written(program: str, argv: Sequence[str | None]) -> list[str | None]:
+    """The paths the words npm, pnpm or yarn (``program``) passes to its script may name for the
+    script's program to write (``None``: one only known when the line runs); the words of a
+    test runner (mocha, jest) are its own, judged where its options are."""
+    if program in _TEST_RUNNERS or (program in _ANY_COMMAND and _command(argv) in _OWN_COMMANDS):
+        return []
+    words = passed(program, argv)
+    found = [p for before, word in zip([None, *words], words, strict=False) for p in paths(word)
+             if not (p == word and _option_name(word) and not _takes_next(before))]
+    return [p for p in dict.fromkeys(found) if p is None or not _NOT_PATHS.fullmatch(p)]
+
+
+def _command(argv: Sequence[str | None]) -> str | None:
+    """The command of a package manager's line (its first word not an option)."""
+    operands = read_options(argv[1:], table.NPM).operands
+    return operands[0][1] if operands else None
+
+
+def _option_name(word: str | None) -> bool:
+    return word is not None and word.startswith("-") and word != "-"
+
+
+def _takes_next(before: str | None) -> bool:
+    """Whether the word after ``before`` may be its value: after an option without ``=`` (an
+    option spelled whole is then a place too: ``-o --x``)."""
+    if before is None:
+        return False
+    return before != "--" and _option_name(before) and "=" not in before
 
 
 def paths(word: str | None) -> list[str | None]:

@@ -146,11 +146,26 @@ def written_folders(argv: Sequence[str | None], cwds: Sequence[Path], home: Path
     """Folders the command ``argv``, run from any of ``cwds``, creates where its settings say:
     hg's ``[paths]`` (``hg_paths``: ``hg init NAME`` creates the folder the name stands for in
     the settings hg reads outside a repository), for the write rules to judge as those of
-    ``Reading.written_below``."""
-    if not argv or programs.name_of(argv[0]) != "hg":
+    ``Reading.written_below``; and wherever the words npm, pnpm or yarn passes to its script may
+    name, from each folder the script may run in (``script_words.written``)."""
+    if not argv:
         return []
+    program = programs.name_of(argv[0]) or ""
+    if program != "hg":
+        return _script_writes(program, argv, cwds, home)
     files = hg_config.settings_files(home, (), (), hg_config.system_folders(argv[0], cwds))
     return hg_paths.folders_named(argv, files, home)
+
+
+def _script_writes(program: str, argv: Sequence[str | None], cwds: Sequence[Path],
+                   home: Path | None) -> list[str | None]:
+    """The folders the words a package manager passes to its script may name, below each folder
+    the script may run in (``None``: one only known when the line runs)."""
+    named = [w for value in script_words.written(program, argv) for w in _tilde_words(value, home)]
+    if any(value is None for value in named):
+        return [None]
+    return list(dict.fromkeys(os.path.join(folder, value) for folder in script_words.script_folders(cwds)
+                              for value in named if value))
 
 
 #: npm's settings file: a program that reads it reads npm's settings from its environment too.

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from echo_desk.agent.permissions import Effect
-from echo_desk.agent.permissions.script_words import passed, paths, script_folders
+from echo_desk.agent.permissions.script_words import passed, paths, script_folders, written
 
 from .conftest import Setup
 from .engine_verdicts import effect_under, rule_text, writes_allowed
@@ -22,8 +22,8 @@ RULES = rule_text("npm [test|t|run test|run lint] **", "pnpm test **", "yarn tes
 
 @pytest.fixture
 def project(setup: Setup) -> Path:
-    (setup.workspace / "package.json").write_text(json.dumps({"scripts": {"test": "node --test", "lint": "eslint ."}}),
-                                                  encoding="utf-8")
+    scripts = {"test": "node --test", "lint": "eslint .", "build": "tsc"}
+    (setup.workspace / "package.json").write_text(json.dumps({"scripts": scripts}), encoding="utf-8")
     for folder in ("out", "src"):
         (setup.workspace / folder).mkdir(exist_ok=True)
     return setup.workspace
@@ -49,11 +49,50 @@ def test_a_word_passed_to_the_script_naming_a_file_the_agent_may_write_asks(setu
 
 
 @pytest.mark.parametrize("line", [
-    "npm test", "npm test -- --watch=false", "npm test -- --grep foo", "npm test -- --reporter=dot",
-    "npm test -- src/app.test.js", "npm run lint", "npm run lint -- --fix", "cd src && npm test",
+    "npm test", "npm test -- --watch=false", "npm test -- --retries=2", "npm run lint", "npm run lint -- --fix",
+    "npm test -- -u", "cd src && npm test",
 ])
-def test_words_naming_nothing_the_agent_may_write_stay_allowed(setup: Setup, project: Path, line: str) -> None:
+def test_words_naming_nothing_stay_allowed(setup: Setup, project: Path, line: str) -> None:
     assert effect_under(setup, RULES, line) is Effect.ALLOW
+
+
+#: s262: the same words may name where the script's program writes. node --test wrote the file
+#: --test-reporter-destination names (npm 11, node 20, under bash and dash: the s262 lines of the
+#: hostile corpus), and a build script ``node b.js`` wrote where its --outDir said.
+@pytest.mark.parametrize("line", [
+    "npm test -- --test-reporter=spec --test-reporter-destination=PWNED",
+    "npm run test -- --test-reporter spec --test-reporter-destination PWNED",
+    "npm t -- --test-reporter-destination=../PWNED",
+    "npm run build -- --outDir ../x",
+    "npm run build -- --outDir=/tmp/x",
+    "npm run build -- -o../x",
+    "npm run build -- --outFile ~/.bashrc",
+    "cd src && npm run build -- --outDir lib",  # (below the folder the script runs in)
+    "pnpm build --outDir ../x",
+    "pnpm run build -- --outDir ../x",
+    "yarn build --outDir ../x",
+    "npm test -- --grep foo",  # (foo may be an output option's value: the program is not seen)
+    "npm test -- --reporter=dot",
+    "npm run build -- $OUT",
+])
+def test_a_word_passed_to_the_script_naming_a_place_the_agent_may_not_write_asks(setup: Setup, project: Path,
+                                                                                 line: str) -> None:
+    assert effect_under(setup, RULES + rule_text("[npm|pnpm|yarn] **"), line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("line", "places"), [
+    (("npm", "test", "--", "--watch=false", "--retries=2", "--fix"), []),
+    (("npm", "test", "--", "--fix", "-u"), ["-u"]),  # (-u may be --fix's value, spelled as an option)
+    (("npm", "run", "build", "--", "--outDir", "../x"), ["../x"]),
+    (("npm", "run", "build", "--", "--outDir=../x", "-o../y"), ["../x", "../y"]),
+    (("pnpm", "build", None), [None]),
+    (("npx", "mocha", "--reporter-option", "output=x"), []),  # (not a package manager's script)
+    (("mocha", "x"), []),
+    (("pnpm", "run", "build", "--", "--outDir", "x"), ["x"]),  # (not the script's name)
+    (("yarn", "config", "get", "registry"), []),  # (yarn's own command)
+])
+def test_the_places_passed_words_may_name_for_writing(line: tuple[str | None, ...], places: list[str | None]) -> None:
+    assert written(str(line[0]), line) == places
 
 
 @pytest.mark.parametrize(("program", "line", "words"), [
