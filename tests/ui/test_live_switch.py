@@ -100,6 +100,9 @@ NAMES = {
     # the package caches of the protected list: Python's installer and the package formats kept
     # there (a jar, a wheel), named so in Chinese too
     "pip", "jar", "wheel",
+    # build tools and package managers whose settings the protected list names (CMake's package
+    # registry, CPAN's MyConfig.pm, Terraform's providers and its init, plan and apply commands)
+    "cmake", "cpan", "terraform", "init", "plan", "apply",
 }
 #: The test's own data (a provider's name, a file, a command, a question's choices).
 DATA = {"local", "hello", "main", "dev", "ls", "la"}
