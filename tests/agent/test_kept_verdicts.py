@@ -5,7 +5,7 @@ registered as an MCP server's."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from echo_desk.agent.permissions.model import Suggestion
 from echo_desk.agent.permissions.rule_files import workspace_files
 from echo_desk.agent.scope import Scope
 from echo_desk.runtime import Runtime
-from echo_desk.store.settings import SettingsStore, ToolPolicy
+from echo_desk.store.settings import ToolPolicy
 from echo_desk.tools import RiskLevel, Tool, ToolExecutionContext, ToolResult
 
 NAME = "srv__echo"
@@ -43,19 +43,10 @@ class OtherEcho(ServerEcho):
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    return ws
-
-
-@pytest.fixture
-def runtime(tmp_path: Path) -> Iterator[Runtime]:
-    rt = Runtime.create(settings_store=SettingsStore.in_dir(tmp_path / "config"), data_dir=tmp_path / "data",
-                        with_plugins=False)
-    assert rt.registry.register(ServerEcho(), source="mcp:srv", offloaded=True).ok
-    yield rt
-    rt.close()
+def runtime(runtime: Runtime) -> Runtime:
+    """The agent tests' real runtime (tests/agent/conftest.py), with an MCP server's echo tool."""
+    assert runtime.registry.register(ServerEcho(), source="mcp:srv", offloaded=True).ok
+    return runtime
 
 
 @pytest.fixture
