@@ -45,7 +45,7 @@ from echo_desk.agent.permissions.options import (
 from echo_desk.agent.permissions.reading import Argv, Reading, flags_of, spellings_of
 from echo_desk.agent.permissions.wrappers import Wrapper, wrapper_reading
 
-__all__ = ["bun_reading", "bunx_reading"]
+__all__ = ["bun_reading", "bunx_reading", "script_words"]
 
 V = Takes.VALUE
 
@@ -135,6 +135,46 @@ def bun_reading(argv: Argv, program: str) -> Reading:
     anywhere = read_options(argv[1:], _ANYWHERE)
     return Reading(program, flags=tuple(flags_of(anywhere, _ANYWHERE)), spellings=spellings_of(argv, anywhere),
                    unreadable=unknown_command)
+
+
+#: bun's own commands (bun 1.4.5: each wins over a package.json script of its name), whose words
+#: are bun's; any other word runs the script (or file) it names with the words after it.
+_OWN_COMMANDS = frozenset({
+    "a", "add", "audit", "build", "bun", "c", "check", "ci", "completions", "config", "create", "dedupe", "discord",
+    "exec", "fmt", "getcompletes", "help", "i", "info", "init", "install", "link", "list", "login", "logout",
+    "outdated", "patch", "patch-commit", "pm", "prune", "publish", "r", "remove", "repl", "rm", "test",
+    "uninstall", "unlink", "up", "update", "upgrade", "whoami", "why", "x",
+})
+
+
+def script_words(argv: Argv) -> list[str | None]:
+    """The words ``bun [options] [run [options]] NAME …`` passes on to the package.json script
+    (or file) NAME: every word after NAME, options too (``bun run build --outDir ../x``, ``bun
+    build2 ../x``; bun 1.4.5). None for bun's own commands; ``None``: a word only known when the
+    line runs, or an option not known before the name, which could take the next word."""
+    at = _name_at(argv, 1)
+    if at is not None and at != _UNKNOWN and argv[at] == "run":
+        at = _name_at(argv, at + 1)
+    elif at is not None and at != _UNKNOWN and argv[at] in _OWN_COMMANDS:
+        return []
+    if at is None:
+        return []
+    return [None] if at == _UNKNOWN else list(argv[at + 1:])
+
+
+#: ``_name_at``'s answer for a name not known here.
+_UNKNOWN = -1
+
+
+def _name_at(argv: Argv, start: int) -> int | None:
+    """Where the first word from ``start`` not one of bun's options stands (``None``: nowhere)."""
+    before = read_options(argv[start:], _BEFORE)
+    if before.dynamic or any(s.option is None for s in before.seen):
+        return _UNKNOWN
+    if before.rest is None:
+        return None
+    at = start + before.rest
+    return _UNKNOWN if argv[at] is None else at
 
 
 def _build_reading(argv: Argv, program: str, at: int, before: Parsed) -> Reading:

@@ -35,6 +35,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from echo_desk.agent.permissions import bun_commands
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.options import read_options
 
@@ -62,6 +63,8 @@ def passed(program: str, argv: Sequence[str | None]) -> list[str | None]:
     it looks for tests in; ``None``: a word only known when the line runs."""
     if program in _TEST_RUNNERS:
         return [*argv[1:], *_TEST_RUNNERS[program]]
+    if program == "bun":
+        return bun_commands.script_words(argv)
     if program != "npm" and program not in _ANY_COMMAND:
         return []
     parsed = read_options(argv[1:], table.NPM)

@@ -150,3 +150,58 @@ def test_a_test_runner_naming_nothing_the_agent_may_write_stays_allowed(setup: S
 def test_jest_where_the_agent_may_write_nothing_below_its_project_stays_allowed(setup: Setup, project: Path) -> None:
     rules = rule_text("[npx jest|cd] **") + writes_allowed("~/scratch/**")
     assert effect_under(setup, rules, "npx jest -c jest.config.js") is Effect.ALLOW
+
+
+#: s268: bun passes every word after a script's name on to it, whether ``bun run NAME`` or
+#: ``bun NAME`` runs the script (a build script ``node b.js`` wrote where its --outDir said, and
+#: ``bun build2 ../x`` where its first word said: bun 1.4.5, node 20, under bash and dash).
+BUN = rule_text("[bun|cd] **") + writes_allowed("@workspace/out/**")
+
+
+@pytest.fixture
+def bun_project(project: Path) -> Path:
+    scripts = {"test": "node --test", "build": "tsc", "build2": "node b.js", "lint": "eslint ."}
+    (project / "package.json").write_text(json.dumps({"scripts": scripts}), encoding="utf-8")
+    return project
+
+
+@pytest.mark.parametrize("line", [
+    "bun run build --outDir ../x",
+    "bun run build -- --outDir ../x",
+    "bun run --silent build2 ../x",
+    "bun build2 ../x",  # (a script run by its own name)
+    "bun --silent build2 --outDir=../x",
+    "bun run test --test-reporter=spec --test-reporter-destination=PWNED",
+    "cd src && bun run build2 lib",  # (below the folder the script runs in)
+    "bun run build2 $OUT",
+])
+def test_a_word_bun_passes_to_the_script_naming_a_place_the_agent_may_not_write_asks(
+        setup: Setup, bun_project: Path, line: str) -> None:
+    assert effect_under(setup, BUN, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "bun run build", "bun run test -- --watch=false", "bun build2", "bun run lint --fix", "bun --silent run lint -u",
+    "bun build ./src/a.ts --outdir out",  # (bun's own bundler: its own options say where it writes)
+])
+def test_words_bun_passes_naming_nothing_outside_the_writable_places_stay_allowed(
+        setup: Setup, bun_project: Path, line: str) -> None:
+    assert effect_under(setup, BUN, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("line", "words"), [
+    (("bun", "run", "build", "--outDir", "../x"), ["--outDir", "../x"]),
+    (("bun", "run", "--silent", "build", "--silent", "a"), ["--silent", "a"]),  # (bun's until the name)
+    (("bun", "build2", "a"), ["a"]),
+    (("bun", "--cwd", "p", "build2", "a"), ["a"]),
+    (("bun", "run", "test", "a"), ["a"]),  # (the script: `bun test` is bun's runner)
+    (("bun", "test", "a"), []),
+    (("bun", "build", "a.ts", "--outdir", "x"), []),  # (judged as bun build's own)
+    (("bun", "x", "tsc", "a"), []),
+    (("bun", "run"), []),
+    (("bun", "--what", "build2", "a"), [None]),  # (--what may take build2 as its value)
+    (("bun", None, "a"), [None]),
+    (("bun", "run", None, "a"), [None]),
+])
+def test_the_words_bun_passes_to_the_script(line: tuple[str | None, ...], words: list[str | None]) -> None:
+    assert passed("bun", line) == words
