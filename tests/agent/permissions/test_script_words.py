@@ -205,3 +205,25 @@ def test_words_bun_passes_naming_nothing_outside_the_writable_places_stay_allowe
 ])
 def test_the_words_bun_passes_to_the_script(line: tuple[str | None, ...], words: list[str | None]) -> None:
     assert passed("bun", line) == words
+
+
+#: s268: the commands pnpm 12.26 and yarn 1.22 take as their own, checked against the programs
+#: (a package.json with a script of every name): a script named like one of s262's list ran
+#: with the words after it (``yarn ls ../x``, ``yarn view ../x``, ``yarn i ../x``, ``pnpm tag
+#: ../x`` wrote ../x with the script ``node b.js``, under bash and dash).
+@pytest.mark.parametrize("line", [
+    "yarn ls ../x", "yarn view ../x", "yarn rm ../x", "yarn i ../x", "yarn up ../x", "yarn whoami ../x",
+    "yarn root ../x", "yarn store ../x", "yarn update ../x", "pnpm tag ../x", "pnpm global ../x",
+    "pnpm pack --pack-destination ../x", "pnpm deploy ../x", "pnpm recursive build ../x",
+])
+def test_a_script_named_like_a_command_the_program_does_not_have_gets_its_words_judged(
+        setup: Setup, project: Path, line: str) -> None:
+    assert effect_under(setup, RULES + rule_text("[pnpm|yarn] **"), line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "yarn config get registry", "yarn info react version", "yarn why react", "yarn remove react",
+    "pnpm view react version", "pnpm ls react", "pnpm why react", "pnpm remove react", "pnpm update react",
+])
+def test_the_program_s_own_commands_pass_no_words(setup: Setup, project: Path, line: str) -> None:
+    assert effect_under(setup, RULES + rule_text("[pnpm|yarn] **"), line) is Effect.ALLOW
