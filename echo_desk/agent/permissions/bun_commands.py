@@ -3,7 +3,9 @@ did not know, whose words a rule for it covered: ``bunx CMD`` and its spelling `
 the bin CMD names from node_modules/.bin of the folder they run in, else any program on PATH
 (``bunx touch PWNED`` ran /usr/bin/touch, ``cd out && bunx tsc`` ran out/node_modules/.bin/tsc),
 and ``bun -e CODE`` ran the code given, ``bun -r ./out/x.js a.js`` the agent's module first
-(proven, bun 1.4.5 under bash and dash, s255), all under ``bun **`` or ``bunx **``.
+(proven, bun 1.4.5 under bash and dash, s255), all under ``bun **`` or ``bunx **``. ``bun exec
+SCRIPT`` runs SCRIPT with Bun's own shell (``bun exec "touch ../PWNED"``: s268): a grammar the
+engine does not read, so no rule allows it.
 
 Now the command ``bunx`` and ``bun x`` run is judged on its own, as npx's is (a rule naming it,
 ``bunx tsc **``, covers it too); their options must be known, and those installing a package
@@ -42,7 +44,7 @@ from echo_desk.agent.permissions.options import (
     read_options,
     values,
 )
-from echo_desk.agent.permissions.reading import Argv, Reading, flags_of, spellings_of
+from echo_desk.agent.permissions.reading import Argv, Inner, Reading, flags_of, spellings_of
 from echo_desk.agent.permissions.wrappers import Wrapper, wrapper_reading
 
 __all__ = ["bun_reading", "bunx_reading", "script_words"]
@@ -132,6 +134,10 @@ def bun_reading(argv: Argv, program: str) -> Reading:
                        inners=tuple(i if i.start is None else replace(i, start=i.start + at) for i in inner.inners))
     if at is not None and argv[at] == "build" and not unknown_command:
         return _build_reading(argv, program, at, before)
+    if at is not None and argv[at] == "exec" and not unknown_command:
+        # (Bun's own shell, whose grammar the engine does not read: never allowed by a rule)
+        script = argv[at + 1] if len(argv) > at + 1 else None
+        return Reading(program, flags=tuple(flags_of(before, _BEFORE)), inners=(Inner(line=script or "", grammar=None),))
     anywhere = read_options(argv[1:], _ANYWHERE)
     return Reading(program, flags=tuple(flags_of(anywhere, _ANYWHERE)), spellings=spellings_of(argv, anywhere),
                    unreadable=unknown_command)

@@ -78,3 +78,10 @@ def test_bun_build_writes_only_where_the_write_rules_allow(setup: Setup, line: s
 ])
 def test_bun_build_into_a_writable_folder_stays_allowed(setup: Setup, line: str) -> None:
     assert verdict_under(setup, RULES, line).effect is Effect.ALLOW
+
+
+#: s268: ``bun exec SCRIPT`` runs SCRIPT in Bun's own shell (``bun exec "touch ../PWNED"`` made
+#: ../PWNED under ``bun **``: bun 1.4.5, bash and dash), a grammar the engine does not read.
+@pytest.mark.parametrize("line", ['bun exec "touch ../PWNED"', "bun exec ls", "bun --silent exec 'echo hi'"])
+def test_bun_exec_is_never_allowed_by_a_rule(setup: Setup, line: str) -> None:
+    assert verdict_under(setup, RULES + rule_text("bun exec **"), line).effect is not Effect.ALLOW

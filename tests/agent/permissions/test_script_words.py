@@ -227,3 +227,4 @@ def test_a_script_named_like_a_command_the_program_does_not_have_gets_its_words_
 ])
 def test_the_program_s_own_commands_pass_no_words(setup: Setup, project: Path, line: str) -> None:
     assert effect_under(setup, RULES + rule_text("[pnpm|yarn] **"), line) is Effect.ALLOW
+
