@@ -10,7 +10,9 @@ judge (a spec naming what the agent may write asks).
 A word counts as a path when it says so (``file:``, ``link:``, ``portal:``, ``git+file:``), starts
 like one (``.``, ``/``, ``~``), names an archive (``.tgz``, ``.tar``, ``.tar.gz``) or holds a
 ``/`` without being a scoped name (``@scope/name``) or a URL: npm reads ``user/repo`` as a
-GitHub project, other programs as a folder, so it is judged as a folder too. An alias's spec
+GitHub project, other programs as a folder, so it is judged as a folder too. The package a
+runner installs to run its bin (``npx --package ./out/pkg eslint``, ``npm exec -p``, ``pnpm dlx
+--package``) is judged the same way. An alias's spec
 (``name@spec``) is read after its ``@``. Words starting with ``-`` are options; an option's value
 read as a spec only asks more.
 """
@@ -21,6 +23,7 @@ from collections.abc import Sequence
 
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.options import read_options
+from echo_desk.agent.permissions.wrappers import RUNNER_OPTIONS
 
 #: The commands that install the packages their words name (npm 11, pnpm 12, yarn 1, bun 1.4).
 _INSTALLING = {
@@ -30,6 +33,10 @@ _INSTALLING = {
     "yarn": frozenset({"add", "global", "link", "upgrade"}),
     "bun": frozenset({"add", "a", "install", "i", "link"}),
 }
+#: The commands that install the package their ``--package``/``-p`` names and run its bin before
+#: the command they run (npm 11: ``npx -p ./out/pkg eslint`` ran out/pkg's bin called eslint).
+_RUNNING = {"npm": frozenset({"exec", "x"}), "pnpm": frozenset({"dlx"})}
+_PACKAGE_OPTIONS = frozenset({"--package", "-p"})
 _SAID = ("git+file://", "file://", "file:", "link:", "portal:")
 _ARCHIVES = (".tgz", ".tar", ".tar.gz")
 
@@ -37,14 +44,27 @@ _ARCHIVES = (".tgz", ".tar", ".tar.gz")
 def local(program: str, argv: Sequence[str | None]) -> list[str | None]:
     """The folders and files the package specs of ``argv`` (``program``: npm, pnpm, yarn or
     bun) name, as written (``None``: a word only known when the line runs)."""
+    if program == "npx":
+        return _packages_run(argv[1:])
     commands = _INSTALLING.get(program)
     if commands is None:
         return []
     operands = read_options(argv[1:], table.NPM).operands
+    if operands and operands[0][1] in _RUNNING.get(program, ()):
+        return _packages_run(argv[2 + operands[0][0]:])
     if not operands or operands[0][1] not in commands:
         return [None] if operands and operands[0][1] is None else []
     words = argv[2 + operands[0][0]:]
     return list(dict.fromkeys(path for word in words for path in _paths(word)))
+
+
+def _packages_run(words: Sequence[str | None]) -> list[str | None]:
+    """The paths the ``--package`` options of a runner's ``words`` name (up to its command)."""
+    parsed = read_options(words, RUNNER_OPTIONS)
+    if parsed.dynamic:
+        return [None]
+    values = [s.value for s in parsed.seen if s.option is not None and _PACKAGE_OPTIONS & set(s.option.names)]
+    return list(dict.fromkeys(path for value in values for path in _paths(value)))
 
 
 def _paths(word: str | None) -> list[str | None]:

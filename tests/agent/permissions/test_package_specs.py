@@ -13,7 +13,7 @@ from echo_desk.agent.permissions.package_specs import local
 from .conftest import Setup
 from .engine_verdicts import effect_under, rule_text, writes_allowed
 
-RULES = rule_text("[npm|pnpm|yarn|bun|cd] **") + writes_allowed("@workspace/out/**")
+RULES = rule_text("[npm|npx|pnpm|yarn|bun|cd|eslint] **") + writes_allowed("@workspace/out/**")
 
 
 @pytest.mark.parametrize("line", [
@@ -23,6 +23,9 @@ RULES = rule_text("[npm|pnpm|yarn|bun|cd] **") + writes_allowed("@workspace/out/
     "pnpm add ./out/pkg", "pnpm add link:out/pkg", "pnpm install evil@file:out",
     "bun add ./out/pkg", "bun add @me/evil@file:./out/pkg",
     "cd src && npm install ../out/pkg", "npm install $PKG",
+    # the package a runner installs to run its bin (npx --package ./out/pkg eslint ran out/pkg's)
+    "npx --package ./out/pkg eslint", "npx -p ./out/pkg eslint", "npx --package=file:out eslint",
+    "npm exec --package ./out/pkg -- eslint",
 ])
 def test_a_package_spec_naming_what_the_agent_may_write_asks(setup: Setup, line: str) -> None:
     line = line.replace("{ws}", str(setup.workspace))
@@ -33,6 +36,7 @@ def test_a_package_spec_naming_what_the_agent_may_write_asks(setup: Setup, line:
     "npm install", "npm install react", "npm i -D @types/node typescript@^5", "npm install ./src/pkg",
     "yarn add react@18 lodash", "pnpm add -D vitest", "bun add zod", "npm ci",
     "npm run build", "npm uninstall react",
+    "npx eslint", "npx -p eslint eslint .", "npx --package @me/lint eslint",
 ])
 def test_specs_naming_no_place_the_agent_may_write_stay_allowed(setup: Setup, line: str) -> None:
     assert effect_under(setup, RULES, line) is Effect.ALLOW
@@ -49,6 +53,9 @@ def test_specs_naming_no_place_the_agent_may_write_stay_allowed(setup: Setup, li
     (("pnpm", "add", None), [None]),
     (("npm", None, "./x"), [None]),
     (("node", "install", "./x"), []),
+    (("npx", "-y", "--package", "./x", "-p", "y@file:../z", "eslint", "-p", "./w"), ["./x", "../z"]),
+    (("npm", "exec", "--package=./x", "--", "eslint"), ["./x"]),
+    (("pnpm", "dlx", "--package", "./x", "eslint"), ["./x"]),
 ])
 def test_the_paths_package_specs_name(line: tuple[str | None, ...], paths: list[str | None]) -> None:
     assert local(str(line[0]), line) == paths
