@@ -25,6 +25,11 @@ names. Its other options must be known (it reads them after the entry points too
 naming files by a pattern or embedding one (``--entry-naming``, ``--root``, ``--asset``,
 ``--compile`` without ``--outfile``…) are covered only by naming them. On other commands,
 whose later words may be a script's, those writing options are covered only by naming them.
+
+``bun test``, ``bun install`` and ``bun add`` (and their short names) are read with the options
+their ``--help`` lists (bun 1.4.5): one not listed asks. ``--trust`` (``bun add --trust ./out/pkg``
+ran its install scripts), ``-g`` (``bun add -g`` wrote bun's global folder in the home folder) and
+``--cache-dir`` are covered only by naming them (bash and dash, s268).
 """
 
 from __future__ import annotations
@@ -106,6 +111,32 @@ _BUILD_NAMED = (
 )
 _BUILD = OptionSet((*_PLAIN, *_CODE, *_BUILD_PLAIN, *_BUILD_WRITES, *_BUILD_NAMED, opt("--compile")),
                    abbreviations=False)
+#: ``bun test --help`` (1.4.5): its own options, less those writing where they say (``_WRITING``);
+#: it takes bun's runtime options too.
+_TEST_OWN = (
+    *flags("--no-orphans -u|--update-snapshots --todo --only --pass-with-no-tests --concurrent --randomize --coverage "
+           "--dots --only-failures --isolate --no-isolate --test-worker"),
+    *values("--timeout --rerun-each --retry --seed --coverage-reporter -t|--test-name-pattern --reporter "
+            "--max-concurrency --path-ignore-patterns --parallel --parallel-delay --shard --timings"),
+    opt("--bail --changed", Takes.OPTIONAL),
+    opt("--update-timings", does=Does.WRITES),  # (writes the file --timings names)
+)
+_TEST = OptionSet((*_PLAIN, *_CODE, *_TEST_OWN, *_WRITING), abbreviations=False)
+#: ``bun install --help`` and ``bun add --help`` (1.4.5, the same options). ``--trust`` runs the
+#: named packages' lifecycle scripts, ``-g`` installs bins into bun's global folder on PATH,
+#: ``--cache-dir`` writes where it says: covered only by naming them.
+_INSTALL = OptionSet((
+    *flags("-y|--yarn -p|--production --no-save --save --dry-run --frozen-lockfile -f|--force --no-cache --silent "
+           "--quiet --verbose --no-progress --no-summary --no-verify --offline --prefer-offline --ignore-scripts "
+           "--no-env-file --save-text-lockfile --lockfile-only --use-system-ca --use-openssl-ca --use-bundled-ca "
+           "-h|--help -d|--dev --optional --peer --save-prod -E|--exact -a|--analyze --only-missing"),
+    *values("--ca --cafile --cwd --backend --registry --concurrent-scripts --network-concurrency --omit --linker "
+            "--minimum-release-age --minimum-release-age-excludes --cpu --os --libc -F|--filter --catalog"),
+    opt("-c --config", V, Does.READS_CODE), opt("--env-file", V, Does.READS_CODE), opt("--trust", does=Does.RUNS),
+    opt("-g --global", does=Does.WRITES), opt("--cache-dir", V, Does.WRITES),
+), abbreviations=False)
+#: The commands whose options are read strictly: an option not in their ``--help`` asks.
+_COMMAND_OPTIONS = {"test": _TEST, **dict.fromkeys(("install", "i", "add", "a"), _INSTALL)}
 #: bun build's file for a writing option given without its value.
 _BUILD_DEFAULT_FILES = {"--metafile": "meta.json", "--metafile-md": "meta.md"}
 #: ``bunx --help``: its options come before the package.
@@ -134,6 +165,11 @@ def bun_reading(argv: Argv, program: str) -> Reading:
                        inners=tuple(i if i.start is None else replace(i, start=i.start + at) for i in inner.inners))
     if at is not None and argv[at] == "build" and not unknown_command:
         return _build_reading(argv, program, at, before)
+    own = _COMMAND_OPTIONS.get(argv[at] or "") if at is not None and not unknown_command else None
+    if at is not None and own is not None:
+        parsed = read_options(argv[at + 1:], own)
+        return Reading(program, flags=(*flags_of(before, _BEFORE), *flags_of(parsed, own)),
+                       spellings=spellings_of(argv, read_options(argv[1:], _ANYWHERE)))
     if at is not None and argv[at] == "exec" and not unknown_command:
         # (Bun's own shell, whose grammar the engine does not read: never allowed by a rule)
         script = argv[at + 1] if len(argv) > at + 1 else None
