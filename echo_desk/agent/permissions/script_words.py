@@ -78,7 +78,7 @@ def passed(program: str, argv: Sequence[str | None]) -> list[str | None]:
     if program in _TEST_RUNNERS:
         return [*argv[1:], *_TEST_RUNNERS[program]]
     if program == "bun":
-        return bun_commands.script_words(argv)
+        return bun_commands.script_words(tuple(argv))
     if program != "npm" and program not in _ANY_COMMAND:
         return []
     parsed = read_options(argv[1:], table.NPM)
