@@ -1000,8 +1000,7 @@ class _Judge:
             if found is not None:
                 return found
         values = tuple(w.value for w in words)
-        working = folder_moves.working_folder_words(programs.base(values[0]) if values[0] is not None else None,
-                                                    values)
+        working = _working_words(values, reading)
         for k, word in enumerate((*words[1:], *(Word(v, v) for v in reading.values)), start=1):
             runs_there = k in working
             key = (word.value, word.raw, reading.reads_only)
@@ -1346,6 +1345,20 @@ def _names_inner(rule: Compiled, inner: programs.Inner, words: tuple[Word, ...])
     if reading.never is not None or reading.unreadable or reading.inners or reading.writes:
         return False
     return any(_names_every(words, reading.flags) for words in alternatives)
+
+
+def _working_words(values: tuple[str | None, ...], reading: Reading) -> set[int]:
+    """The indexes of the words naming the folder the command works in (``folder_moves``), in
+    the command's words followed by its reading's option values: the same folders among the
+    values its table reads (``make -C ..``) count, each once."""
+    program = programs.base(values[0]) if values[0] is not None else None
+    working = set(folder_moves.working_folder_words(program, values))
+    unmatched = list(folder_moves.working_folder_values(program, values))
+    for k, value in enumerate(reading.values, start=len(values)):
+        if value in unmatched:
+            unmatched.remove(value)
+            working.add(k)
+    return working
 
 
 def _glob_folder(word: Word) -> str | None:
