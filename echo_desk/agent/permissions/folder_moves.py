@@ -108,4 +108,4 @@ def working_folder_values(program: str | None, argv: Sequence[str | None]) -> tu
     values are judged as the folder it works in as well, not as a path it reads below (s269)."""
     if program in CHANGES_FOLDER and program != "git":
         return tuple(f for f in moves(program, argv).folders if f)
-    return tuple(argv[k] or "" for k in working_folder_words(program, argv) if argv[k] and not argv[k].startswith("-"))
+    return tuple(word for k in working_folder_words(program, argv) if (word := argv[k]) and not word.startswith("-"))
