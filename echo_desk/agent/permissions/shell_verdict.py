@@ -43,6 +43,7 @@ from echo_desk.agent.permissions import (
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.below_reach import reaches_below
 from echo_desk.agent.permissions.compiled import Compiled
+from echo_desk.agent.permissions.data_variables import reads_as_data
 from echo_desk.agent.permissions.decide import (
     Bucket,
     Rules,
@@ -1489,6 +1490,9 @@ def _suggestions(analysis: Analysis, undecided: list[Command], judge: _Judge) ->
     seen: set[str] = set()
     out: list[Suggestion] = []
     for command in undecided:
+        if command.environment:
+            _suggest_named_environment(command, judge, seen, out)
+            continue
         words = command.argv
         while words:
             values = tuple(w.value for w in words)
@@ -1510,6 +1514,22 @@ def _suggestions(analysis: Analysis, undecided: list[Command], judge: _Judge) ->
                 break
             words = _inner_words(words, argv_inners[0])
     return tuple(out)
+
+
+def _suggest_named_environment(command: Command, judge: _Judge, seen: set[str], out: list[Suggestion]) -> None:
+    """The rule for a command whose ``NAME=value`` prefixes a rule must name: the prefixes as
+    written, then its program's narrow pattern (``NODE_OPTIONS=--trace-warnings npm test **``);
+    none where that would not allow it. A rule for the program alone would not."""
+    inner = command.argv[len(command.environment) + 1:]
+    program = inner[0].value if inner else None
+    if program is None or not _plain(program):
+        return
+    named = " ".join(w.value or "" for w in command.environment)
+    pattern = f"{named} {_narrow_pattern(program, tuple(w.value for w in inner))}"
+    values = tuple(w.value for w in command.argv)
+    if pattern not in seen and judge.would_cover(pattern, command.argv, programs.read(values)):
+        seen.add(pattern)
+        out.append(Suggestion(tool="shell", pattern=pattern, label=command.text, examples=Examples(match=(command.text,))))
 
 
 def _narrow_pattern(program: str, values: tuple[str | None, ...]) -> str:
@@ -1554,7 +1574,7 @@ def _loose_variables(values: tuple[str | None, ...], read: set[str], has_setting
     if not has_settings and program not in settings_commands.COMMANDS:
         return False
     for name, value in given.values.items():
-        if value is None or (name in INERT_ASSIGNMENTS and inert_value(value)):
+        if value is None or ((name in INERT_ASSIGNMENTS or reads_as_data(program, name)) and inert_value(value)):
             continue  # (unset: the program looks where it would without it, which counts already)
         if name not in read or not _absolute_paths(value):
             return True
