@@ -403,7 +403,7 @@ class TranscriptView(QListView):
         """What "Copy" puts on the clipboard: the Markdown of a message, the whole of a card."""
         from echo_desk.ui.chat.tool_card import copy_text
 
-        return copy_text(item) if item.kind == TOOL else item.text
+        return copy_text(item) if item.kind == TOOL else shown(item.text)  # a notice in today's language
 
     def copy_item(self, item: TranscriptItem) -> None:
         QGuiApplication.clipboard().setText(self.item_text(item))
