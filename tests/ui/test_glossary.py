@@ -126,13 +126,15 @@ _ENDS_IN_CODE = re.compile("[。！？][^\n]*(?:[A-Za-z0-9_./-]|[^。！？\n]\\
 
 #: A file dialog's filter: Qt reads its patterns inside ASCII brackets ("GGUF 模型 (*.gguf)").
 _FILE_FILTER = re.compile(r"\(\*[^()]*\)$")
+#: An Alt-letter key, written as Chinese Qt applications write it: ASCII brackets after the words ("保存(&S)").
+_MNEMONIC = re.compile(r"\(&[A-Z0-9]\)")
 
 
 def typography_problems(text: str) -> list[str]:
     """How a Chinese message breaks the typography (nothing for a text with no Chinese)."""
     if not _CJK.search(text):
         return []
-    text = _FILE_FILTER.sub(" ", text)
+    text = _MNEMONIC.sub("", _FILE_FILTER.sub(" ", text))
     return [f"{what}: …{text[max(0, m.start() - 8):m.end() + 8]}…"
             for what, pattern in TYPOGRAPHY for m in [pattern.search(text)] if m is not None]
 
@@ -235,3 +237,8 @@ def test_proxy_s_word_for_agent_is_a_search_keyword_only_in_the_desktop_entry() 
     assert "智能体" in keywords and "代理" in keywords
     assert "代理" not in desktop.replace(keywords, "")
     assert "智能体" in desktop.replace(keywords, "")
+
+
+def test_an_alt_letter_in_chinese_is_not_a_bracket_mistake() -> None:
+    assert typography_problems("保存(&S)") == [] and typography_problems("名称(&N)：") == []
+    assert typography_problems("保存(S)") != []  # brackets that are not a letter's mark still are one
