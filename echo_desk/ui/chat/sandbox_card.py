@@ -78,6 +78,18 @@ def planted_lines(planted: Sequence[Planted], palette: Palette | None = None, *,
     return lines
 
 
+def put_aside_lines(folder: str, planted: Sequence[Planted]) -> list[str]:
+    """Every entry with its full path and what was done, and where what it left is kept: for a
+    notice or a tooltip that, unlike the card's line, names them all."""
+    lines = []
+    for item in planted:
+        path = visible(os.path.join(folder, item.path) if folder else item.path, one_line=True)
+        lines.append(_("{path} ({what})").format(path=path, what=_done(item)))
+        if item.kept and not item.still_there:
+            lines.append("    " + _("kept, never run, at {path}").format(path=visible(item.kept, one_line=True)))
+    return lines
+
+
 def _common_folder(paths: list[str]) -> str:
     return os.path.commonpath(paths) if len(paths) > 1 else os.path.dirname(paths[0])
 
