@@ -21,6 +21,7 @@ from echo_desk.cli.browser import open_in_browser
 from echo_desk.cli.typed_choices import NONE_TYPED, typed_positions
 from echo_desk.cli.words import RISK_LABELS, label
 from echo_desk.common.cut_text import cut_note
+from echo_desk.common.multi_choice import MultiChoice
 from echo_desk.common.secret_names import is_secret_field
 from echo_desk.common.visible_text import split_lines, visible, visible_json
 from echo_desk.i18n import N_, _, aside, labelled, list_text, shown, translate_in
@@ -33,7 +34,6 @@ from echo_desk.tools.host import (
     TodoStatus,
     choice_titles,
 )
-from echo_desk.tools.multi_choice import MultiChoice
 from echo_desk.ui.approval.spawn_manifest import manifest_lines
 from echo_desk.ui.approval.targets_text import format_targets
 from echo_desk.ui.core.labels import CHANGE_LABELS, TARGET_LABELS

@@ -3,8 +3,8 @@ separated by commas."""
 
 from __future__ import annotations
 
+from echo_desk.common.multi_choice import MultiChoice
 from echo_desk.i18n import _
-from echo_desk.tools.multi_choice import MultiChoice
 
 #: Typed alone, it chooses none (an empty answer keeps the default).
 NONE_TYPED = "-"

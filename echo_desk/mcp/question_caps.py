@@ -22,7 +22,7 @@ do not tell their choices apart (one title twice, fewer titles than choices) ref
 
 A field of several choices (``"type": "array"``) reaches the host in the same shape, in its
 ``items`` (``items.anyOf`` of ``{const, title}`` made ``items.enum`` and ``items.enumNames``:
-``tools.multi_choice`` reads it). Its answer goes back as a list of texts, the only list the
+``common.multi_choice`` reads it). Its answer goes back as a list of texts, the only list the
 protocol carries, so it is refused unless its choices are texts the person can tick whole, its
 default is some of them, and its ``minItems`` can be met: a form no answer could satisfy is
 refused, not shown with Answer off for good.

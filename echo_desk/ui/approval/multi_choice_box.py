@@ -3,8 +3,6 @@ how many may be chosen, or why the answer cannot be sent yet."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
@@ -17,8 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from echo_desk.common.multi_choice import MultiChoice
 from echo_desk.common.visible_text import visible
-from echo_desk.tools.multi_choice import MultiChoice
 from echo_desk.ui.core import theme
 
 #: How many choices show before the list scrolls.
@@ -66,7 +64,7 @@ class MultiChoiceBox(QWidget):
         return [row for row in range(self.list.count())
                 if self.list.item(row).checkState() is Qt.CheckState.Checked]
 
-    def values(self) -> list[Any]:
+    def values(self) -> list[object]:
         """The chosen values, in the order of the choices."""
         return self.choice.chosen(self.positions())
 

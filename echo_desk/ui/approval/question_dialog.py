@@ -31,11 +31,11 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.common.cut_text import cut_note
+from echo_desk.common.multi_choice import MultiChoice
 from echo_desk.common.secret_names import is_secret_field
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.tools.host import Answer, AnswerAction, Question, choice_titles
-from echo_desk.tools.multi_choice import MultiChoice
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui.approval.front_delay import FrontDelay
 from echo_desk.ui.approval.multi_choice_box import MultiChoiceBox
@@ -211,8 +211,8 @@ class QuestionDialog(QDialog):
             text += " *" if name in required else ""
             label.setText(breakable(text))
             self.fields[name].setAccessibleName(text)
-            if isinstance(self.fields[name], MultiChoiceBox):
-                self.fields[name].retranslate()  # its line says how many, in the language now shown
+            if isinstance(field := self.fields[name], MultiChoiceBox):
+                field.retranslate()  # its line says how many, in the language now shown
             if spec.get("description"):
                 cut = question.form_cuts.get((name, "description"), 0)
                 self.fields[name].setToolTip(plain_tooltip(str(spec["description"])
