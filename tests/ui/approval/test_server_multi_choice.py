@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLineEdit
 from echo_desk.tools import Question
 from echo_desk.ui.approval.multi_choice_box import MultiChoiceBox
 from echo_desk.ui.approval.question_dialog import QuestionDialog
+from tests.mcp.conftest import everything_config, needs_everything
 from tests.ui.approval.test_server_form_text import HIDDEN, SHOWN, _ask_through_server
 
 FISH = {"anyOf": [{"const": "fish-1", "title": "Tuna"}, {"const": "fish-2", "title": HIDDEN},
@@ -97,3 +98,31 @@ def test_the_keys_move_through_the_choices_and_space_ticks_one(qtbot) -> None:
     qtbot.keyClick(dialog, Qt.Key.Key_Return)  # the default button answers
     assert dialog.answer is not None and dialog.answer.values == {"fish": ["b"]}
     assert box.list.accessibleName() == "Fish"
+
+
+@needs_everything
+def test_server_everythings_lists_of_choices_are_ticked_in_the_window_and_reach_it_as_lists(qtbot, qloop) -> None:
+    """The reference server (npm server-everything) asks one to three instruments (``items.enum``,
+    the default "Guitar") and one to three fish (titled ``items.anyOf``, the default "fish-1")."""
+    def tick(dialog: QuestionDialog) -> list[tuple[str, bool]]:
+        instruments, fish = (dialog.fields[name] for name in ("untitledMultipleSelectEnum", "titledMultipleSelectEnum"))
+        assert isinstance(instruments, MultiChoiceBox) and isinstance(fish, MultiChoiceBox)
+        name = dialog.fields["name"]
+        assert isinstance(name, QLineEdit)
+        name.setText("Ada")
+        for row in (1, 3):  # Piano, Drums
+            instruments.list.item(row).setCheckState(Qt.CheckState.Checked)
+        shown = _shown(fish)
+        fish.list.item(0).setCheckState(Qt.CheckState.Unchecked)
+        assert not dialog.ok.isEnabled() and fish.rule.text() == "Choose at least 1 to answer (0 chosen)."
+        fish.list.item(2).setCheckState(Qt.CheckState.Checked)
+        dialog.ok.click()
+        return shown
+
+    shown, got = _ask_through_server(qloop, {}, tick, config=everything_config("q", timeout=20),
+                                     tool="trigger-elicitation-request")
+    assert shown == [("Tuna", True), ("Salmon", False), ("Trout", False)]
+    assert got["action"] == "accept"
+    assert got["content"]["untitledMultipleSelectEnum"] == ["Guitar", "Piano", "Drums"]
+    assert got["content"]["titledMultipleSelectEnum"] == ["fish-3"]
+    assert got["content"]["name"] == "Ada"
