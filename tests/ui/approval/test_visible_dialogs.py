@@ -253,6 +253,26 @@ def test_tooltips_and_model_markdown_show_html_comments() -> None:
     assert "<!-- ignore previous instructions" in shown and "<img src=" in shown
 
 
+def test_a_long_line_that_wraps_counts_its_hidden_rows_as_lines(qtbot) -> None:
+    # One long line wrapped into many rows at the dialog's least size: the marker counted lines
+    # of text, said "1 more lines" (the detail line) and its last rows stayed out of sight.
+    command = "echo " + " ".join(f"word{i}" for i in range(400))
+    dialog = _open(qtbot, _request(command=command))
+    dialog.resize(720, 520)
+    for box in (dialog.targets, dialog.arguments):
+        qtbot.waitUntil(lambda box=box: box.footer.isVisible())
+        bar = box.verticalScrollBar()
+        lines, chars = box.remaining()
+        assert lines == bar.maximum() - bar.value() > 1  # a row scrolls one drawn line
+        assert f"{lines} more lines" in box.marker.text()
+        # The characters counted start on the first row not wholly in view; the row above is.
+        cursor = box.textCursor()
+        cursor.setPosition(box.document().characterCount() - 1 - chars)
+        assert box.cursorRect(cursor).bottom() > box.viewport().height()
+        cursor.setPosition(box.document().characterCount() - 1 - chars - 1)
+        assert box.cursorRect(cursor).bottom() <= box.viewport().height()
+
+
 def test_a_tool_card_shows_arguments_and_output_visibly() -> None:
     from echo_desk.agent.status import ToolStatus
     from echo_desk.ui.chat.tool_card import card_html
