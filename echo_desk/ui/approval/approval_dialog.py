@@ -340,6 +340,8 @@ class ApprovalDialog(QDialog):
         self.subagent_banner.retranslate()
         if self.manifest is not None:
             self.manifest.retranslate()
+        # The body is a Tab stop so arrow and Page keys scroll it; it must say what it is.
+        self.body_scroll.setAccessibleName(_("Details of the request"))
         self.tool_label.setText(_("Tool:"))
         self.tool_value.setText(_("{tool} — {source}").format(tool=aside(title, visible(r.tool_name, one_line=True)),
                                                               source=visible(source_label(r.source), one_line=True)))
