@@ -29,7 +29,11 @@ whose later words may be a script's, those writing options are covered only by n
 ``bun test``, ``bun install`` and ``bun add`` (and their short names) are read with the options
 their ``--help`` lists (bun 1.4.5): one not listed asks. ``--trust`` (``bun add --trust ./out/pkg``
 ran its install scripts), ``-g`` (``bun add -g`` wrote bun's global folder in the home folder) and
-``--cache-dir`` are covered only by naming them (bash and dash, s268).
+``--cache-dir`` are covered only by naming them (bash and dash, s268). Since s276 bun's other
+commands are read with the options their ``--help`` lists too (``bun_command_options``), a command
+of bun's on no list is covered only by a rule naming it, the places ``bun fmt``, ``bun init`` and
+``bun pm pack`` write are judged by the write rules, and the words ``bun create`` passes to the
+scaffolder it runs count as a script's words (``script_words``).
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import replace
 
+from echo_desk.agent.permissions import bun_command_options
 from echo_desk.agent.permissions.options import (
     Does,
     OptionSet,
@@ -49,7 +54,7 @@ from echo_desk.agent.permissions.options import (
     read_options,
     values,
 )
-from echo_desk.agent.permissions.reading import Argv, Inner, Reading, flags_of, spellings_of
+from echo_desk.agent.permissions.reading import Argv, Flag, Inner, Reading, flags_of, spellings_of
 from echo_desk.agent.permissions.wrappers import Wrapper, wrapper_reading
 
 __all__ = ["bun_reading", "bunx_reading", "script_words"]
@@ -136,7 +141,16 @@ _INSTALL = OptionSet((
     opt("-g --global", does=Does.WRITES), opt("--cache-dir", V, Does.WRITES),
 ), abbreviations=False)
 #: The commands whose options are read strictly: an option not in their ``--help`` asks.
-_COMMAND_OPTIONS = {"test": _TEST, **dict.fromkeys(("install", "i", "add", "a"), _INSTALL)}
+_COMMAND_OPTIONS = {"test": _TEST, **dict.fromkeys(("install", "i", "add", "a"), _INSTALL),
+                    **bun_command_options.COMMANDS}
+#: bun's commands that write the paths their operands name (``bun fmt ../x.js``), or the folder
+#: they run in given none (``bun init``, ``bun fmt``): the write rules judge them.
+_WRITES_OPERANDS = frozenset({"fmt", "init"})
+#: bun's commands read loosely: those handing their words to a program bun runs (``bun create
+#: vite ../app`` runs create-vite with them: ``script_words`` counts them as places it may write).
+_LOOSE_COMMANDS = frozenset({"create", "c"})
+#: Characters that make one of bun fmt's words a pattern, matching files not known here.
+_PATTERN = frozenset("*?[{!")
 #: bun build's file for a writing option given without its value.
 _BUILD_DEFAULT_FILES = {"--metafile": "meta.json", "--metafile-md": "meta.md"}
 #: ``bunx --help``: its options come before the package.
@@ -165,10 +179,19 @@ def bun_reading(argv: Argv, program: str) -> Reading:
                        inners=tuple(i if i.start is None else replace(i, start=i.start + at) for i in inner.inners))
     if at is not None and argv[at] == "build" and not unknown_command:
         return _build_reading(argv, program, at, before)
-    own = _COMMAND_OPTIONS.get(argv[at] or "") if at is not None and not unknown_command else None
+    command = argv[at] if at is not None and not unknown_command else None
+    own = _COMMAND_OPTIONS.get(command or "")
+    if at is not None and command == "pm":
+        return _pm_reading(argv, program, at, before)
     if at is not None and own is not None:
         parsed = read_options(argv[at + 1:], own)
+        places = _operand_places(parsed, (*before.seen, *parsed.seen)) if command in _WRITES_OPERANDS else ()
         return Reading(program, flags=(*flags_of(before, _BEFORE), *flags_of(parsed, own)),
+                       spellings=spellings_of(argv, read_options(argv[1:], _ANYWHERE)),
+                       written=places, written_below=places)
+    if command in _OWN_COMMANDS and command not in ("exec", *_LOOSE_COMMANDS):
+        # (a command of bun's whose options are on no list here: see bun_command_options)
+        return Reading(program, flags=(*flags_of(before, _BEFORE), _named_only(command)),
                        spellings=spellings_of(argv, read_options(argv[1:], _ANYWHERE)))
     if at is not None and argv[at] == "exec" and not unknown_command:
         # (Bun's own shell, whose grammar the engine does not read: never allowed by a rule)
@@ -192,16 +215,30 @@ _OWN_COMMANDS = frozenset({
 def script_words(argv: Argv) -> list[str | None]:
     """The words ``bun [options] [run [options]] NAME …`` passes on to the package.json script
     (or file) NAME: every word after NAME, options too (``bun run build --outDir ../x``, ``bun
-    build2 ../x``; bun 1.4.5). None for bun's own commands; ``None``: a word only known when the
-    line runs, or an option not known before the name, which could take the next word."""
+    build2 ../x``; bun 1.4.5), and those ``bun create`` passes to the scaffolder it runs. None
+    for bun's other commands; ``None``: a word only known when the line runs, or an option not
+    known before the name, which could take the next word."""
     at = _name_at(argv, 1)
     if at is not None and at != _UNKNOWN and argv[at] == "run":
         at = _name_at(argv, at + 1)
+    elif at is not None and at != _UNKNOWN and argv[at] in _LOOSE_COMMANDS:
+        return _scaffolder_words(argv[at + 1:])
     elif at is not None and at != _UNKNOWN and argv[at] in _OWN_COMMANDS:
         return []
     if at is None:
         return []
     return [None] if at == _UNKNOWN else list(argv[at + 1:])
+
+
+def _scaffolder_words(words: Argv) -> list[str | None]:
+    """What ``bun create`` passes on: its words, less a template named as a package (``vite``:
+    create-vite from the registry), not as a path (``./App.tsx``, a GitHub ``org/repo``)."""
+    template = next((i for i, word in enumerate(words) if word is None or not word.startswith("-")), None)
+    if template is None or words[template] is None:
+        return list(words)
+    name = words[template] or ""
+    named_package = "/" not in name and not name.startswith(".") and not name.startswith("~")
+    return [w for i, w in enumerate(words) if not (i == template and named_package)]
 
 
 #: ``_name_at``'s answer for a name not known here.
@@ -237,6 +274,45 @@ def _build_reading(argv: Argv, program: str, at: int, before: Parsed) -> Reading
     return Reading(program, flags=(*flags_of(before, _BEFORE), *flags_of(parsed, _BUILD)),
                    spellings=spellings_of(argv, read_options(argv[1:], _ANYWHERE)),
                    written=tuple(_under(folder, f) for f in files), written_below=tuple(_under(folder, b) for b in below))
+
+
+def _pm_reading(argv: Argv, program: str, at: int, before: Parsed) -> Reading:
+    """``bun [options] pm SUBCOMMAND [options] …``: only the subcommands that read or print
+    (``bun_command_options.PM_COMMANDS``), with their options; any other asks."""
+    if len(argv) == at + 1:
+        return Reading(program, flags=tuple(flags_of(before, _BEFORE)))  # (its help)
+    subcommand = argv[at + 1]
+    own = bun_command_options.PM_COMMANDS.get(subcommand or "")
+    if own is None:
+        return Reading(program, flags=(*flags_of(before, _BEFORE), _named_only(subcommand)),
+                       spellings=spellings_of(argv, read_options(argv[1:], _ANYWHERE)))
+    parsed = read_options(argv[at + 2:], own)
+    folder = _cwd_of(before.seen)
+    given = {s.option.names[0]: s.value for s in parsed.seen if s.option is not None}
+    # (the tarball: the file --filename names, else one bun names in --destination's folder)
+    files = [given["--filename"]] if "--filename" in given else []
+    below = [] if files else [given.get("--destination", ".")]
+    pack = subcommand == "pack" and "--dry-run" not in given
+    return Reading(program, flags=(*flags_of(before, _BEFORE), *flags_of(parsed, own)),
+                   spellings=spellings_of(argv, read_options(argv[1:], _ANYWHERE)),
+                   written=tuple(_under(folder, f) for f in files) if pack else (),
+                   written_below=tuple(_under(folder, b) for b in below) if pack else ())
+
+
+def _named_only(word: str | None) -> Flag:
+    """A command covered only by a rule naming it (``bun upgrade``); ``None``: one only known
+    when the line runs, which no rule names."""
+    return Flag(frozenset({word}) if word is not None else frozenset(), word or "", None)
+
+
+def _operand_places(parsed: Parsed, seen: Sequence[Seen]) -> tuple[str | None, ...]:
+    """The files and folders bun fmt or bun init writes: those its operands name, else the folder
+    it runs in (``None``: a pattern, or a word only known when it runs), from ``--cwd``'s folder."""
+    if any(s.option is not None and s.option.names[0] in bun_command_options.FMT_READS_ONLY for s in parsed.seen):
+        return ()
+    folder = _cwd_of(seen)
+    named = [None if word is None or _PATTERN & set(word) else word for _, word in parsed.operands]
+    return tuple(_under(folder, path) for path in (named or ["."]))
 
 
 def _cwd_of(seen: Sequence[Seen]) -> str | None:

@@ -27,6 +27,13 @@ and dash, s262). Which word is an output option is the unseen program's business
 a passed word may name (``paths``, less an option's own spelling) counts as a folder it may write
 anything below, for the write rules to judge. Only the words ``true``, ``false`` and numbers are
 taken to name nothing (``--watch=false``).
+
+A scaffolder is such a program: ``npm create demo ../made`` (and ``npm init demo ../made``) ran
+create-demo with ``../made``, which made its project there under ``npm **``; ``bun create demo
+../made`` did the same under ``bun **``, and ``pnpm create``/``yarn create`` pass their words the
+same way (npm 11, bun 1.4.5, a create-demo of the project's node_modules, bash and dash, s276).
+The words after the scaffolder's name count as a script's words do: places it may write below
+and files it may load.
 """
 
 from __future__ import annotations
@@ -43,6 +50,9 @@ from echo_desk.agent.permissions.options import read_options
 #: ``run`` and its spellings take the script's name first.
 _NPM_SCRIPTS = frozenset({"test", "t", "tst", "start", "stop", "restart"})
 _NPM_RUN = frozenset({"run", "run-script", "rum", "urn"})
+#: npm's commands that run a scaffolder (``npm init vite ../app`` runs create-vite with ``../app``;
+#: npm 11) when given one: its name comes first, as a script's does.
+_NPM_SCAFFOLDERS = frozenset({"init", "create", "innit"})
 #: pnpm and yarn run a script by its own name too (``pnpm lint``): every command counts.
 _ANY_COMMAND = frozenset({"pnpm", "yarn"})
 #: pnpm's and yarn's own commands whose words are names, not paths (each wins over a script of
@@ -87,7 +97,9 @@ def passed(program: str, argv: Sequence[str | None]) -> list[str | None]:
     at, command = parsed.operands[0]
     if command is None:
         return [None]
-    if command in _NPM_RUN and len(parsed.operands) > 1:
+    if program == "npm" and command in _NPM_SCAFFOLDERS and len(parsed.operands) > 1:
+        at = parsed.operands[1][0]
+    elif command in _NPM_RUN and len(parsed.operands) > 1:
         at = parsed.operands[1][0]
     elif program == "npm" and command not in _NPM_SCRIPTS:
         return []

@@ -90,6 +90,8 @@ WORKSPACE_FILES: dict[str, str] = {
     "mproj/meson.build": "project('p', [])\ninstall_data('d.txt', install_dir: 'share')\n",
     "mproj/d.txt": "data\n",
     "jproj/justfile": 'name := "world"\nx:\n\techo hello {{name}}\n',
+    "node_modules/create-demo/package.json": json.dumps({"name": "create-demo", "version": "1.0.0",
+                                                         "bin": {"create-demo": "../.bin/create-demo"}}) + "\n",
     "cminst/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(p NONE)\n"
                              "file(WRITE ${CMAKE_BINARY_DIR}/rc \"echo installed\\n\")\n"
                              "install(FILES ${CMAKE_BINARY_DIR}/rc DESTINATION . RENAME .bashrc)\n",
@@ -134,7 +136,12 @@ OTHER_FILES: dict[str, str] = {
 }
 #: Programs a hostile repository ships in the workspace (executable), named as a tool the rules
 #: allow that no folder of a default PATH holds: a shell searching '.' runs them.
-WORKSPACE_PROGRAMS: dict[str, str] = {"mytool": "#!/bin/sh\n/usr/bin/touch PWNED\n"}
+WORKSPACE_PROGRAMS: dict[str, str] = {
+    "mytool": "#!/bin/sh\n/usr/bin/touch PWNED\n",
+    # A scaffolder the project installed (create-demo), which makes its project in the folder
+    # its first word names: npm create, npm init and bun create run it from here (s276).
+    "node_modules/.bin/create-demo": '#!/bin/sh\nmkdir -p "$1" && /usr/bin/touch "$1/PWNED"\n',
+}
 #: Symbolic links in the workspace (name → target as written).
 LINKS: dict[str, str] = {
     "src/l": "../.github/workflows",
@@ -172,6 +179,7 @@ def build_template(into: Path) -> Path:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
     for name, text in WORKSPACE_PROGRAMS.items():
+        (ws / name).parent.mkdir(parents=True, exist_ok=True)
         (ws / name).write_text(text, encoding="utf-8")
         (ws / name).chmod(0o755)
     buffer = io.BytesIO()
