@@ -81,7 +81,7 @@ def _stamp_stages() -> dict[str, list[tuple[float, int]]]:
     from asyncio import base_subprocess
 
     from echo_desk.gateway import handshake, session
-    from echo_desk.mcp import call_lane, stdio_transport, tool
+    from echo_desk.mcp import call_lane, server_lines, stdio_transport, tool
 
     stamps: dict[str, list[tuple[float, int]]] = {stage: [] for stage in STAGES}
 
@@ -103,7 +103,8 @@ def _stamp_stages() -> dict[str, list[tuple[float, int]]]:
 
     # Bytes reaching a reader of the MCP loop: the client's request, and the server's answer to the lane.
     before(asyncio.StreamReader, "feed_data", "read", lambda data: b"tools/call" in data)
-    before(base_subprocess.ReadSubprocessPipeProto, "data_received", "arrived", lambda data: b'"echo-desk-lane-' in data)
+    for pipe_protocol in (base_subprocess.ReadSubprocessPipeProto, server_lines.ServerLines):  # whichever reads it
+        before(pipe_protocol, "data_received", "arrived", lambda data: b'"echo-desk-lane-' in data)
     before(handshake.HandServed, "take", "in", lambda line: b"tools/call" in line)
     before(session.ClientSession, "call", "session")
     before(tool.MCPTool, "execute", "tool")
