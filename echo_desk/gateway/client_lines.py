@@ -67,6 +67,12 @@ class LinesInRead:
         offered, self._offered = self._offered, False
         return offered
 
+    @property
+    def pending(self) -> bool:
+        """A line offered here and left is on its way to the reader task: the session has seen
+        it, so it is half taken (the reader task must take it whole, not be stopped before it)."""
+        return self._offered
+
 
 @contextlib.contextmanager
 def offering(pipe: ClientPipe | None, offer: Callable[[bytes], bytes]) -> Iterator[None]:

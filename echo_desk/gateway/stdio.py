@@ -300,6 +300,8 @@ class Serving:
         self.reading: asyncio.Task[None] | None = None
         self.halted = False
         self.between_lines = False
+        #: Takes the client's lines in the read while the reader waits for them.
+        self.in_read: LinesInRead | None = None
 
     async def stop_reading(self) -> bytes | None:
         """Take no more lines (the session goes on: its calls still answer); what was read and
@@ -308,7 +310,7 @@ class Serving:
         reading = self.reading
         if reading is None or self.intake is None:
             return None
-        if self.between_lines:
+        if self.between_lines and not (self.in_read is not None and self.in_read.pending):
             reading.cancel()  # waiting for bytes: nothing is half taken
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await reading  # else the line being taken is taken whole first
@@ -342,7 +344,7 @@ async def serve(wire: Wire, hand: HandServed, open_sdk: OpenSdk, cap: int = MAX_
     seen = serving if serving is not None else Serving()
     intake = seen.intake = Intake(wire.reader, cap)
     seen.hand = hand
-    in_read = LinesInRead(hand.take, seen.waiting, cap)
+    in_read = seen.in_read = LinesInRead(hand.take, seen.waiting, cap)
 
     def end(_why: BaseException | None = None) -> None:
         if not stop.done():

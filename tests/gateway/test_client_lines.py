@@ -24,12 +24,16 @@ class _Hand:
         self.mine = False
         self.replayed_id = None
         self.arrived = asyncio.Event()
+        #: Called with each line offered, before it is taken or left.
+        self.on_take: Any = None
 
     def attach(self, _write: Any, _fail: Any) -> None:
         return None
 
     def take(self, line: bytes) -> bool:
         self.offered.append((line, TURNS[0]))
+        if self.on_take is not None:
+            self.on_take(line)
         self.arrived.set()
         return line.startswith(b'{"mine"')
 
@@ -139,6 +143,20 @@ async def test_what_comes_after_reading_stops_is_handed_on_whole() -> None:
         unread += await wire.halt()
         assert unread == b'{"mine":2}\n{"mine":3}\n'  # nothing taken once reading stopped
         assert len(hand.offered) == 1
+
+
+async def test_a_line_left_in_the_read_is_taken_whole_though_reading_stops_before_the_reader_has_it() -> None:
+    """The session saw it (``take`` may have noted it, as the SDK's ``initialize``): handed on as
+    unread too, it would be said twice."""
+    async with _served() as (ours, hand, sdk, seen, _wire):
+        stopped: list[asyncio.Future[bytes | None]] = []
+        hand.on_take = lambda _line: stopped.append(asyncio.ensure_future(seen.stop_reading()))
+        os.write(ours, b'{"jsonrpc":"2.0","id":1}\n{"mine":2}\n')
+        await _until(lambda: bool(stopped))
+        unread = await stopped[0]
+        assert sdk.sent == [b'{"jsonrpc":"2.0","id":1}']
+        assert unread == b'{"mine":2}\n'
+        assert [line for line, _ in hand.offered] == [b'{"jsonrpc":"2.0","id":1}']
 
 
 async def test_a_wire_without_its_pipe_is_read_through_its_stream() -> None:
