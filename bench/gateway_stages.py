@@ -80,7 +80,7 @@ def _stamp_stages() -> dict[str, list[tuple[float, int]]]:
     """Wrap each stage's first function to stamp the time (and the loop's turn) it is entered."""
     from asyncio import base_subprocess
 
-    from echo_desk.gateway import handshake, session
+    from echo_desk.gateway import client_lines, handshake, session
     from echo_desk.mcp import call_lane, server_lines, stdio_transport, tool
 
     stamps: dict[str, list[tuple[float, int]]] = {stage: [] for stage in STAGES}
@@ -101,8 +101,9 @@ def _stamp_stages() -> dict[str, list[tuple[float, int]]]:
                 return real(self, *args, **kwargs)
             setattr(owner, name, stamping)
 
-    # Bytes reaching a reader of the MCP loop: the client's request, and the server's answer to the lane.
-    before(asyncio.StreamReader, "feed_data", "read", lambda data: b"tools/call" in data)
+    # Bytes reaching a reader of the MCP loop: the client's request (its pipe's protocol may take
+    # it in the read, without a stream), and the server's answer to the lane.
+    before(client_lines.ClientPipe, "data_received", "read", lambda data: b"tools/call" in data)
     for pipe_protocol in (base_subprocess.ReadSubprocessPipeProto, server_lines.ServerLines):  # whichever reads it
         before(pipe_protocol, "data_received", "arrived", lambda data: b'"echo-desk-lane-' in data)
     before(handshake.HandServed, "take", "in", lambda line: b"tools/call" in line)
