@@ -118,6 +118,29 @@ def _git(args: Args) -> bool:
     return sub in ("grep", "ls-files")
 
 
+def _ruff(args: Args) -> bool:
+    """``ruff check`` and ``ruff format`` check ``.`` when given no path (ruff 0.x: every file
+    below it opened, its findings printed with the lines around them)."""
+    parsed = read_options(args, table.RUFF_GLOBAL)
+    if parsed.dynamic:
+        return True
+    if parsed.rest is None or args[parsed.rest] not in ("check", "format"):
+        return False
+    own = read_options(args[parsed.rest + 1:], table.RUFF_CHECK)
+    return own.dynamic or not own.operands
+
+
+_ctags_given_none = _operands_by("foLDhI", ())
+
+
+def _ctags(args: Args) -> bool:
+    """ctags with ``-R`` (``--recurse``) and no file reads ``.``: each tag's search pattern is
+    the line that defines it (``KEY=secret`` of src/main.py, Universal Ctags 5.9)."""
+    recursive = any(word is None or word == "-R" or (word.startswith("--recurse") and word != "--recurse=no")
+                    or (word[:1] == "-" and word[1:2] != "-" and "R" in word) for word in args)
+    return recursive and _ctags_given_none(args)
+
+
 def _always(args: Args) -> bool:
     """ag, ack and fd take a pattern and then paths, with options of values not known here:
     they count as reading ``.`` whatever they are given."""
@@ -126,5 +149,6 @@ def _always(args: Args) -> bool:
 
 _PROGRAMS: dict[str, Callable[[Args], bool]] = {
     "grep": _grep, "egrep": _grep, "fgrep": _grep, "rg": _rg, "tree": _tree, "find": _find,
-    "ls": _ls, "du": _du, "git": _git, "ag": _always, "ack": _always, "fd": _always, "fdfind": _always,
+    "ls": _ls, "du": _du, "git": _git,
+    "ruff": _ruff, "ctags": _ctags, "ag": _always, "ack": _always, "fd": _always, "fdfind": _always,
 }

@@ -14,7 +14,7 @@ from echo_desk.agent.permissions import Effect
 from .conftest import Setup
 from .engine_verdicts import effect_under, rule_text
 
-READERS = "[grep|rg|ag|ack|fd|find|ls|tree|du|cd|git grep|git ls-files|timeout] **"
+READERS = "[grep|rg|ag|ack|fd|find|ls|tree|du|cd|git grep|git ls-files|timeout|ruff check|ruff format|ctags] **"
 DENIED = rule_text(READERS) + rule_text("@workspace/src/**", effect="deny", tool="read")
 NO_DENY = rule_text(READERS)
 
@@ -36,6 +36,7 @@ NO_DENY = rule_text(READERS)
     "cd out && grep -r KEY",
     "git grep KEY", "git grep -n KEY -- '*.py'", "git ls-files", "git -C . grep KEY",
     "timeout 5 grep -r KEY", "/usr/bin/grep -r KEY",
+    "ruff check", "ruff check --select ALL", "ruff format --check", "ctags -R", "ctags -R -f -", "ctags --recurse",
 ])
 def test_reading_below_the_working_folder_past_a_read_deny_asks(setup: Setup, line: str) -> None:
     assert effect_under(setup, DENIED, line) is not Effect.ALLOW
@@ -44,7 +45,7 @@ def test_reading_below_the_working_folder_past_a_read_deny_asks(setup: Setup, li
 @pytest.mark.parametrize("line", [
     "grep -r KEY out", "grep -r -e KEY out", "grep KEY a.txt", "grep KEY",  # (grep KEY reads its input)
     "rg KEY out", "rg -e KEY out", "rg --files out", "find out -name x", "ls", "ls -la", "ls -R out",
-    "tree out", "du -a out", "du -d 1 out", "ls -I x out",
+    "tree out", "du -a out", "du -d 1 out", "ls -I x out", "ruff check --select ALL out", "ctags -R -f - out",
 ])
 def test_what_the_line_names_outside_the_deny_stays_allowed(setup: Setup, line: str) -> None:
     (setup.workspace / "a.txt").write_text("KEY\n", encoding="utf-8")
@@ -52,6 +53,6 @@ def test_what_the_line_names_outside_the_deny_stays_allowed(setup: Setup, line: 
 
 
 @pytest.mark.parametrize("line", ["grep -r KEY", "rg KEY", "find -name x", "ls -R", "tree", "du -a", "fd x",
-                                  "git grep KEY", "ls"])
+                                  "git grep KEY", "ls", "ruff check", "ctags -R"])
 def test_without_a_deny_below_the_working_folder_it_stays_allowed(setup: Setup, line: str) -> None:
     assert effect_under(setup, NO_DENY, line) is Effect.ALLOW
