@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from echo_desk.agent.permissions import Rule
 from echo_desk.agent.pipeline.call import Decision
+from echo_desk.agent.sources import SourceKind, ToolSource
 from echo_desk.common.visible_text import visible
 from echo_desk.gateway.clients import display_name
 from echo_desk.gateway.hand_back_failure import HandBackFailure
@@ -222,7 +223,8 @@ class ActivityTab(QWidget):
                 if whole:
                     item.setToolTip(column, plain_tooltip(str(whole)))
             if planted:
-                item.setToolTip(COL_VERDICT, plain_tooltip(f"{label}\n{planted_tooltip(planted)}"))
+                tip = planted_tooltip(planted, server=_by_a_server(r))
+                item.setToolTip(COL_VERDICT, plain_tooltip(f"{label}\n{tip}"))
                 item.setForeground(COL_VERDICT, QBrush(QColor(theme.colour("warn"))))
             self.calls.addTopLevelItem(item)
         self._fit_columns()
@@ -308,7 +310,7 @@ class ActivityTab(QWidget):
                 "as your rules and settings say. Each of those calls is listed here too.").format(client=client))
             return
         arguments = json.dumps(record["arguments"], ensure_ascii=False)
-        planted = planted_tooltip(_planted(record))
+        planted = planted_tooltip(_planted(record), server=_by_a_server(record))
         self.detail.setText(f"{record['call_id']} · {record['tool']} {arguments[:300]}\n"
                             f"{provenance_phrase(str(record['provenance']))}" + (f"\n{planted}" if planted else ""))
 
@@ -407,3 +409,11 @@ def _planted(record: JsonObject) -> list[Planted]:
     """What the call tried to plant, put aside or back (full paths); none in a row from before
     the log recorded it."""
     return planted_of(record.get("planted"))
+
+
+def _by_a_server(record: JsonObject) -> bool:
+    """The call went to an MCP server (what it planted, the server left in its folder)."""
+    try:
+        return ToolSource(str(record.get("source") or "")).kind is SourceKind.MCP
+    except ValueError:  # a row with no source (an event) or a later version's kind
+        return False

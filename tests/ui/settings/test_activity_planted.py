@@ -6,6 +6,7 @@ it and where it is kept. A call that planted nothing has no mark."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -56,3 +57,19 @@ def test_a_call_that_planted_is_marked_with_every_full_path_in_its_tooltip_and_d
     assert "/home/me/ws/.vscode" in tab.detail.text() and KEPT in tab.detail.text()
     tab.calls.setCurrentItem(quiet)
     assert ".vscode" not in tab.detail.text()
+
+
+def test_what_an_mcp_server_left_is_said_as_the_servers_doing(qtbot, tmp_path: Path) -> None:
+    i18n_qt.apply_language("en")
+    log = AuditLog(tmp_path / "audit.sqlite3")
+    try:
+        log.append(replace(_record("served", PLANTED[:1]), tool="notes__write", source="mcp:notes"))
+        tab = ActivityTab(log)
+        qtbot.addWidget(tab)
+        item = tab.calls.topLevelItem(0)
+        assert item is not None and item.text(COL_VERDICT).endswith("⚠ 1 plant blocked")
+        assert "The sandboxed server left in its folder what would run code later" in item.toolTip(COL_VERDICT)
+        tab.calls.setCurrentItem(item)
+        assert "The sandboxed server left in its folder" in tab.detail.text()
+    finally:
+        log.close()
