@@ -714,7 +714,10 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     # meson.build (``run_command``); scons runs SConstruct as Python; just the recipes of the
     # nearest justfile; tox the commands of tox.ini (and builds the project: setup.py); nox
     # runs noxfile.py; gradle runs build.gradle and settings.gradle (and compiles buildSrc).
-    "ninja": ("build.ninja",),
+    # ninja on cmake's build folder runs cmake: its ``install`` target runs cmake_install.cmake
+    # (a planted one ran a command under `ninja -C out/b install`, cmake 3.25, bash and dash,
+    # s273), its regenerate step reads CMakeCache.txt (see cmake's below).
+    "ninja": ("build.ninja", "cmake_install.cmake", "CMakeCache.txt"),
     "cmake": ("CMakeLists.txt", "CMakePresets.json", "CMakeUserPresets.json", "CMakeCache.txt", "Makefile",
               "build.ninja", "cmake_install.cmake"),
     "bundle": ("Gemfile", "gems.rb", ".bundle/config"),
@@ -769,6 +772,11 @@ FOLDER_CODE: dict[str, tuple[str, tuple[str, ...]]] = {
     # composer loads its plugins' PHP from vendor/ at every command, and `composer exec` and
     # the scripts run vendor/bin's programs: every file there.
     "composer": ("vendor", ("",)),
+    # meson keeps what it read at setup in its build folder as Python pickles, which load as
+    # code: meson compile, test, configure and install load meson-private/*.dat (a planted
+    # install.dat ran a command under `meson install -C out/b`), and ninja on meson's build
+    # folder too, as its regenerate step runs meson (proven, meson 1.12, bash and dash, s273).
+    **dict.fromkeys(("meson", "ninja"), ("meson-private", (".dat",))),
 }
 #: Programs that read their build files in every folder under the one they start from too, and
 #: the code files there by suffix: cmake (``add_subdirectory``: each CMakeLists.txt,
