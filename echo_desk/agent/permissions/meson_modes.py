@@ -183,15 +183,15 @@ def recorded_install_folders(words: Argv) -> tuple[str | None, ...]:
             k += not equals
     prefixes = [v for n, v in given if n == "prefix"]
     folders: list[str | None] = list(prefixes)
-    for name, value in given:
-        if name == "prefix":
+    for option, folder in given:
+        if option == "prefix":
             continue
-        if value is None:
+        if folder is None:
             folders.append(None)
-        elif os.path.isabs(value):
-            folders.append(value)
+        elif os.path.isabs(folder):
+            folders.append(folder)
         else:
-            folders += [None if p is None else os.path.join(p, value) for p in prefixes] or [None]
+            folders += [None if p is None else os.path.join(p, folder) for p in prefixes] or [None]
     return tuple(dict.fromkeys(folders))
 
 
