@@ -670,7 +670,10 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     # out/py to ask what it is, and ``cache-dir`` or ``index-url`` there choose where it writes
     # and what it builds (proven, uv 0.13.9 under bash and dash, s255).
     **dict.fromkeys(("uv", "uvx"), ("uv.toml", "pyproject.toml")),
-    "make": ("GNUmakefile", "makefile", "Makefile"),
+    # (the Makefile cmake generates runs cmake: its install target cmake_install.cmake, which
+    # a planted one ran a command under `cd out/m && make install`, cmake 3.25, bash and dash,
+    # s273; its check of the build system CMakeCache.txt)
+    "make": ("GNUmakefile", "makefile", "Makefile", "cmake_install.cmake", "CMakeCache.txt"),
     # cargo builds the nearest Cargo.toml's package and runs its build.rs; .cargo/config.toml
     # (every folder above too: `build.rustc-wrapper`, a target's `runner`) and rust-toolchain
     # (a toolchain that is a path) run programs.

@@ -7,7 +7,8 @@ proven with strace under bash and dash (meson 1.12, cmake 3.25, ninja 1.11, carg
 - meson keeps the rest of what it read in the build folder as Python pickles
   (``meson-private/*.dat``): a planted ``install.dat`` ran a command under ``meson install``,
   ``coredata.dat`` under ``meson compile`` and under ``ninja`` (its regenerate step): code;
-- ninja's ``install`` target on cmake's build folder runs its ``cmake_install.cmake``: code;
+- the ``install`` target of cmake's build folder, under ninja or make, runs its
+  ``cmake_install.cmake``: code;
 - ``cargo install`` writes the program into ~/.cargo/bin, on your PATH: a rule covers it only by
   naming it, as ``go install``.
 """
@@ -60,8 +61,11 @@ def test_meson_s_build_folder_pickles_are_code(setup: Setup, line: str) -> None:
     assert effect_under(setup, BUILDS, line) is Effect.ALLOW
 
 
-@pytest.mark.parametrize("line", ["ninja -C out/b install", "cd out/b && ninja install", "ninja -C out/b"])
-def test_cmake_s_install_script_is_code_for_ninja(setup: Setup, line: str) -> None:
+@pytest.mark.parametrize("line", ["ninja -C out/b install", "cd out/b && ninja install", "ninja -C out/b",
+                                  "cd out/b && make install", "cd out/b && make"])
+def test_cmake_s_install_script_is_code_for_ninja_and_make(setup: Setup, line: str) -> None:
+    (setup.workspace / "out" / "b").mkdir(parents=True)
+    (setup.workspace / "out" / "b" / "Makefile").write_text("install:\n\tcmake -P cmake_install.cmake\n")
     assert effect_under(setup, BUILDS + INSTALL_SCRIPT, line) is not Effect.ALLOW
     assert effect_under(setup, BUILDS, line) is Effect.ALLOW
 
