@@ -665,6 +665,14 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
               ".mocharc.json", "package.json"),
     "jest": ("jest.config.js", "jest.config.ts", "jest.config.mjs", "jest.config.cjs", "jest.config.mts",
              "jest.config.cts", "jest.config.json", "package.json"),
+    # vitest's, ava's and tap's, found the same way (s270): vitest.config.* and vite.config.* are
+    # modules vitest loads (vitest 4, even from a folder below), ava.config.* modules ava loads
+    # (ava 7; its .json and package.json's "ava" name modules to `require`), .taprc and
+    # package.json's "tap" name modules tap runs first (`before`; tap 21).
+    "vitest": tuple(f"{name}.{suffix}" for name in ("vitest.config", "vite.config")
+                    for suffix in ("ts", "mts", "cts", "js", "mjs", "cjs")),
+    "ava": ("ava.config.js", "ava.config.cjs", "ava.config.mjs", "ava.config.json", "package.json"),
+    "tap": (".taprc", "package.json", "config/taprc"),
     # uv takes its settings from the nearest uv.toml or pyproject.toml (``[tool.uv]``), found by
     # walking up: ``[pip] python = "./py"`` in out/uv.toml made ``uv --directory out pip list`` run
     # out/py to ask what it is, and ``cache-dir`` or ``index-url`` there choose where it writes
