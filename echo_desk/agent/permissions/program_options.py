@@ -778,6 +778,15 @@ FOLDER_CODE: dict[str, tuple[str, tuple[str, ...]]] = {
     # the scripts run vendor/bin's programs: every file there.
     "composer": ("vendor", ("",)),
 }
+#: Programs that run the bins of node_modules/.bin, found from the folder they run in and every
+#: folder above it: npx, bunx (and ``bun x``, ``npm exec``) the bin of the name they are given,
+#: the scripts of npm, pnpm, yarn and bun with those folders first on PATH (``npx tsc`` ran an
+#: agent's node_modules/.bin/tsc, from a folder below too; npm 11, bun 1.4.5, under bash and
+#: dash, s270). A bin is most often a link to its package's code, which loads more of it: what
+#: counts is a file of no suffix (a bin) and the modules node loads, below node_modules.
+NODE_MODULES_RUNNERS = frozenset({"npx", "bunx", "bun", "npm", "pnpm", "yarn"})
+NODE_MODULES = "node_modules"
+NODE_CODE = (".js", ".cjs", ".mjs", ".json", ".node", ".ts", ".mts", ".cts", ".wasm")
 #: Programs that read their build files in every folder under the one they start from too, and
 #: the code files there by suffix: cmake (``add_subdirectory``: each CMakeLists.txt,
 #: ``include()``: .cmake files), meson (``subdir()``: each meson.build), scons (SConscript

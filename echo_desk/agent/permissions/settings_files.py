@@ -554,6 +554,11 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
         sub, code = table.FOLDER_CODE[program]
         found += [Place(f / sub, tuple(f"x{s}" for s in code), below=True, suffixes=code)
                   for c in starts for f in (c, *c.parents)]
+    if program in table.NODE_MODULES_RUNNERS:
+        # ("x": a bin's name, no suffix; not every file, so `**/*.log` lets the agent write none)
+        code_names = ("x", *(f"x{s}" for s in table.NODE_CODE))
+        found += [Place(f / table.NODE_MODULES, code_names, below=True, suffixes=table.NODE_CODE)
+                  for c in starts for f in (c, *c.parents)]
     if program in table.FOLDER_TREES:
         code = table.FOLDER_TREES[program]
         found += [Place(c, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code) for c in starts]
