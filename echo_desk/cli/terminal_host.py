@@ -18,8 +18,10 @@ from typing import Any, TextIO
 
 from echo_desk.agent.host import ApprovalChoice, ApprovalDecision, ApprovalRequest
 from echo_desk.cli.browser import open_in_browser
+from echo_desk.cli.typed_choices import NONE_TYPED, typed_positions
 from echo_desk.cli.words import RISK_LABELS, label
 from echo_desk.common.cut_text import cut_note
+from echo_desk.common.multi_choice import MultiChoice
 from echo_desk.common.secret_names import is_secret_field
 from echo_desk.common.visible_text import split_lines, visible, visible_json
 from echo_desk.i18n import N_, _, aside, labelled, list_text, shown, translate_in
@@ -153,15 +155,17 @@ class TerminalHost(NullToolHost):
     async def _ask_field(self, name: str, spec: dict[str, Any], question: Question) -> object:
         """One form field, converted to its schema type; asked again until the text fits.
         An empty answer takes the default (a field without one is left out, a text is "")."""
+        title = self._show(str(spec.get("title") or name), one_line=True)
+        if cut := question.form_cuts.get((name, "title"), 0):
+            title += " " + cut_note(cut)
+        if (several := MultiChoice.of(spec)) is not None:
+            return await self._ask_several(title, several)
         default = spec.get("default", _UNSET)
         shown = "" if default is _UNSET else json.dumps(default, ensure_ascii=False).strip('"')
         kind = spec.get("type", "")
         hint = f" ({_options(spec)})" if "enum" in spec else (  # not prose: the options
             " " + _(_TYPE_HINTS[kind]) if kind in _TYPE_HINTS else "")
         hint = self._show(hint, one_line=True)
-        title = self._show(str(spec.get("title") or name), one_line=True)
-        if cut := question.form_cuts.get((name, "title"), 0):
-            title += " " + cut_note(cut)
         if cut := question.form_cuts.get((name, "default"), 0):
             shown += " " + cut_note(cut)
         secret = looks_secret(name, spec)
@@ -182,6 +186,28 @@ class TerminalHost(NullToolHost):
                 return field_value(spec, raw)
             except ValueError as exc:
                 self._print("   " + _("{problem}; try again").format(problem=exc))
+
+    async def _ask_several(self, title: str, several: MultiChoice) -> list[Any]:
+        """A field answered with several of its choices: each numbered, the default's marked;
+        asked again until what is typed names choices, as many as the field allows."""
+        self._print("   " + labelled(title, several.rule() or _("Choose any number.")))
+        for number, (value, choice_title) in enumerate(zip(several.values, several.titles, strict=True), 1):
+            mark = "x" if number - 1 in several.first_chosen else " "
+            named = choice_title if str(value) == choice_title else f"{value} = {choice_title}"  # typed by value, read by title
+            self._print(f"     {number}. [{mark}] {self._show(named, one_line=True)}")
+        kept = ",".join(str(position + 1) for position in sorted(several.first_chosen))
+        prompt = _("Numbers or values, separated by commas ({none} for none) [{default}]: ").format(
+            none=NONE_TYPED, default=kept)
+        while True:
+            raw = (await asyncio.to_thread(self._prompt, prompt)).strip()
+            try:
+                positions = typed_positions(several, raw) if raw else sorted(several.first_chosen)
+            except ValueError as exc:
+                self._print("   " + self._show(str(exc), one_line=True))
+                continue
+            if (problem := several.problem(len(positions))) is None:
+                return several.chosen(positions)
+            self._print("   " + problem)
 
     def _prompt_secret(self, text: str) -> str:
         """Like ``_prompt`` with echo off on the answering terminal (``getpass`` would read /dev/tty)."""

@@ -19,6 +19,13 @@ Choices with titles, in either of the protocol's spellings (``enum`` with ``enum
 ``enumNames`` the titles shown for them. A host that knows no titles still offers the values.
 The titles are what the person picks by, so they are held to a choice's caps, and titles that
 do not tell their choices apart (one title twice, fewer titles than choices) refuse the form.
+
+A field of several choices (``"type": "array"``) reaches the host in the same shape, in its
+``items`` (``items.anyOf`` of ``{const, title}`` made ``items.enum`` and ``items.enumNames``:
+``common.multi_choice`` reads it). Its answer goes back as a list of texts, the only list the
+protocol carries, so it is refused unless its choices are texts the person can tick whole, its
+default is some of them, and its ``minItems`` can be met: a form no answer could satisfy is
+refused, not shown with Answer off for good.
 """
 
 from __future__ import annotations
@@ -83,6 +90,9 @@ def _check_field(name: str, spec: dict[str, Any]) -> None:
     value, cannot be shown whole."""
     if len(name) > MOST_NAME_CHARS:
         raise UnshowableForm(f"a field's name is {len(name)} characters long; Echo Desk shows at most {MOST_NAME_CHARS}")
+    if spec.get("type") == "array":
+        _check_several_choices(name, spec)
+        return
     default = spec.get("default")
     if "default" in spec and not isinstance(default, str) and _json_length(default) > MOST_NAME_CHARS:
         raise UnshowableForm(f"the default of the field {name!r} is not a text and too long to show")
@@ -94,6 +104,12 @@ def _check_field(name: str, spec: dict[str, Any]) -> None:
             if key in spec and (isinstance(value, bool) or not isinstance(value, int | float)
                                 or not math.isfinite(value)):
                 raise UnshowableForm(f"the {key} of the number field {name!r} is not a number")
+    _check_choices(name, spec)
+
+
+def _check_choices(name: str, spec: dict[str, Any]) -> None:
+    """Raise ``UnshowableForm`` when a field's choices (``spec``'s ``enum`` and ``enumNames``, the
+    field's own or its items') cannot be shown whole and told apart."""
     choices = spec.get("enum")
     if isinstance(choices, list):
         if not choices:  # nothing the person could pick, and an answer must hold one
@@ -116,15 +132,47 @@ def _check_field(name: str, spec: dict[str, Any]) -> None:
             raise UnshowableForm(f"two choices of the field {name!r} have the same title")
 
 
-def _titled_choices(name: str, spec: dict[str, Any]) -> dict[str, Any]:
-    """``spec`` with a ``oneOf`` list of ``{const, title}`` made ``enum`` and ``enumNames``."""
-    if "oneOf" not in spec:
+def _check_several_choices(name: str, spec: dict[str, Any]) -> None:
+    """Raise ``UnshowableForm`` when a list field is not several of a set of texts that a person
+    can choose within its bounds, starting from choices the boxes can show ticked."""
+    items = spec.get("items")
+    if any(key in spec for key in ("enum", "enumNames", "oneOf")) or not isinstance(items, dict) \
+            or not isinstance(items.get("enum"), list):
+        raise UnshowableForm(f"the list field {name!r} is not a list of choices in its items (enum or anyOf); "
+                             "Echo Desk asks for no other list")
+    _check_choices(name, items)
+    choices = items["enum"]
+    # The protocol sends several choices back as texts (a list of strings): others could not be.
+    if not all(isinstance(choice, str) for choice in choices):
+        raise UnshowableForm(f"the choices of the list field {name!r} are not all texts")
+    if len(set(choices)) != len(choices):
+        raise UnshowableForm(f"two choices of the field {name!r} are the same value")
+    bounds = {key: spec[key] for key in ("minItems", "maxItems") if key in spec}
+    if any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in bounds.values()):
+        raise UnshowableForm(f"the minItems or maxItems of the field {name!r} is not a count")
+    least, most = bounds.get("minItems", 0), bounds.get("maxItems", len(choices))
+    # No answer could be sent: the Answer button would stay off with nothing the person can do.
+    if least > min(most, len(choices)):
+        raise UnshowableForm(f"the field {name!r} asks for at least {least} of {len(choices)} choices"
+                             + (f" and at most {most}" if "maxItems" in spec else ""))
+    if "default" in spec:
+        default = spec["default"]
+        # Every value of the default is shown ticked; one that is not a choice has no box to tick.
+        if not isinstance(default, list) or not all(value in choices for value in default) \
+                or len(set(default)) != len(default):
+            raise UnshowableForm(f"the default of the list field {name!r} is not a list of its choices")
+
+
+def _titled_choices(name: str, spec: dict[str, Any], key: str = "oneOf") -> dict[str, Any]:
+    """``spec`` with a ``key`` (``oneOf``, or ``anyOf`` in a list's items) list of
+    ``{const, title}`` made ``enum`` and ``enumNames``."""
+    if key not in spec:
         return spec
-    options = spec["oneOf"]
+    options = spec[key]
     if "enum" in spec or not isinstance(options, list) or not all(
             isinstance(option, dict) and "const" in option for option in options):
-        raise UnshowableForm(f"the field {name!r} has a oneOf that is not a list of choices, each with a const")
-    return {**{key: value for key, value in spec.items() if key != "oneOf"},
+        raise UnshowableForm(f"the field {name!r} has a {key} that is not a list of choices, each with a const")
+    return {**{k: value for k, value in spec.items() if k != key},
             "enum": [option["const"] for option in options],
             # A choice without a title is shown by its value, as a choice of a plain enum is.
             "enumNames": [option.get("title", str(option["const"])) for option in options]}
@@ -151,6 +199,8 @@ def cap_question(message: str, schema: dict[str, Any] | None) -> CappedQuestion:
             shown[name] = spec
             continue
         spec = _titled_choices(name, spec)
+        if spec.get("type") == "array" and isinstance(spec.get("items"), dict):
+            spec = {**spec, "items": _titled_choices(name, spec["items"], "anyOf")}
         _check_field(name, spec)
         spec = dict(spec)
         for key, most in _CUT_TEXTS.items():

@@ -30,7 +30,9 @@ class Question:
     before the question reached the host (an MCP server's is capped in the core), of the prompt
     and of each field's texts by (property name, which text); the host says so where each ends.
     A field's ``enum`` may come with ``enumNames``, one title a choice, shown in their place
-    (``choice_titles``); the answer holds the value.
+    (``choice_titles``); the answer holds the value. A field of several choices
+    (``"type": "array"``) has them in its ``items`` the same way (``common.multi_choice.MultiChoice``);
+    the answer holds a list of values.
     """
 
     prompt: str

@@ -127,3 +127,36 @@ def test_a_url_question_shows_the_whole_address_and_opens_it_only_on_yes(monkeyp
     # the whole address, the bidi control written out (ASCII here: the test's terminal is no tty font)
     assert "https://pay.example.com/\\u202eexe.pdf?x=1" in shown and "\u202e" not in shown
     assert ("open the address above yourself" in shown) is opened
+
+
+LISTS = {"type": "object", "properties": {
+    "fish": {"type": "array", "title": "Fish", "minItems": 1, "maxItems": 2, "default": ["fish-2"],
+             "items": {"enum": ["fish-1", "fish-2", "3"], "enumNames": ["Tuna", "Salmon\u202e", "3"]}},
+    "extras": {"type": "array", "items": {"enum": ["a", "b"]}, "default": ["a"]},
+}}
+
+
+def _ask_lists(typed: str) -> tuple[object, str]:
+    out = io.StringIO()
+    answer = asyncio.run(TerminalHost(inp=_Terminal(typed), out=out).ask(Question(prompt="Which?", schema=LISTS)))
+    return answer, out.getvalue()
+
+
+def test_several_choices_are_typed_as_numbers_or_values_and_asked_again_until_they_fit():
+    """Before, the field was asked as a text and its answer sent as one string."""
+    # fish: "1,2,3" is too many, "trout" no choice, "-" none (too few), then "fish-1, 3" (the
+    # value "3", not the third choice); extras: "-" chooses none over the default.
+    answer, shown = _ask_lists("1,2,3\ntrout\n-\nfish-1, 3\n-\n")
+    assert answer.values == {"fish": ["fish-1", "3"], "extras": []}
+    for line in ("   Fish: Choose 1 to 2.", "     1. [ ] fish-1 = Tuna", "     2. [x] fish-2 = Salmon\\u202e",
+                 "     3. [ ] 3", "Choose at most 2 to answer (3 chosen).",
+                 "“trout” is not one of the choices: type their numbers or values, separated by commas",
+                 "Choose at least 1 to answer (0 chosen).", "   extras: Choose any number.",
+                 "Numbers or values, separated by commas (- for none) [2]: "):
+        assert line in shown
+
+
+def test_several_choices_left_empty_keep_the_default():
+    answer, shown = _ask_lists("\n\n")
+    assert answer.values == {"fish": ["fish-2"], "extras": ["a"]}
+    assert "     1. [x] a" in shown  # each choice listed, the default's ticked

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import io
+import json
 import os
 import socket
 import subprocess
@@ -12,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from echo_desk.cli.terminal_host import TerminalHost
 from echo_desk.mcp import McpEvent, ServerState
 from echo_desk.mcp.config import parse_server
 from echo_desk.tools import Answer, CancelledByUser, ErrorKind, NullToolHost, Question, ToolExecutionContext
@@ -197,3 +200,44 @@ async def test_http_server_going_away_is_a_dependency_error(make_manager, regist
     assert not result.success and result.error_kind is ErrorKind.DEPENDENCY
     status = manager.status("ev")
     assert status.state is ServerState.ERROR, status
+
+
+async def test_several_choices_typed_in_the_terminal_reach_the_server_as_lists(make_manager, registry) -> None:
+    """server-everything's form has two fields of several choices (``items.enum`` and titled
+    ``items.anyOf``, one to three of each): asked in the terminal, each goes back as a JSON list
+    of the chosen values. Before, each was asked as a text and went back as one string."""
+    typed = {"name": "Ada", "untitledMultipleSelectEnum": "2, Drums", "titledMultipleSelectEnum": "fish-3,1"}
+    fields = ["name", "check", "firstLine", "email", "homepage", "birthdate", "integer", "number",
+              "untitledSingleSelectEnum", "untitledMultipleSelectEnum", "titledSingleSelectEnum",
+              "titledMultipleSelectEnum", "legacyTitledEnum"]
+    host = TerminalHost(inp=_Terminal("".join(typed.get(name, "") + "\n" for name in fields)), out=io.StringIO())
+    manager = make_manager({"ev": everything_config(timeout=20)})
+    await manager.start("ev")
+    result = await get_tool(registry, "ev__trigger-elicitation-request").execute({}, ctx("elicit", host))
+    assert result.success, result.error
+    raw = json.loads(result.output.split("Raw result: ", 1)[1])
+    assert raw["action"] == "accept"
+    assert raw["content"]["untitledMultipleSelectEnum"] == ["Piano", "Drums"]
+    assert raw["content"]["titledMultipleSelectEnum"] == ["fish-1", "fish-3"]  # values, in the choices' order
+    assert raw["content"]["name"] == "Ada"
+    shown = host.out.getvalue()
+    assert "     3. [ ] fish-3 = Trout" in shown and "     1. [x] Guitar" in shown
+
+
+async def test_several_choices_kept_as_the_server_gave_them_go_back_as_its_default_lists(make_manager, registry) -> None:
+    host = AnsweringHost(Answer(action="accept", values={"name": "Ada"}))
+    manager = make_manager({"ev": everything_config(timeout=20)})
+    await manager.start("ev")
+    result = await get_tool(registry, "ev__trigger-elicitation-request").execute({}, ctx("elicit", host))
+    assert result.success, result.error
+    props = host.questions[0].schema["properties"]
+    assert props["titledMultipleSelectEnum"]["items"] == {
+        "enum": ["fish-1", "fish-2", "fish-3"], "enumNames": ["Tuna", "Salmon", "Trout"]}
+    raw = json.loads(result.output.split("Raw result: ", 1)[1])
+    assert raw["content"]["untitledMultipleSelectEnum"] == ["Guitar"]
+    assert raw["content"]["titledMultipleSelectEnum"] == ["fish-1"]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True

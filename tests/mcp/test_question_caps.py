@@ -70,6 +70,31 @@ async def test_a_forms_long_texts_are_cut_and_a_kept_default_goes_back_whole(mak
     assert (await _ask(make_manager, registry, edited, schema=schema))["content"]["note"] == "mine"
 
 
+_CHOICES = {"type": "string", "enum": ["a", "b", "c"]}
+#: List fields that cannot be shown as boxes to tick, or never answered within their bounds.
+_BAD_LISTS: dict[str, dict[str, Any]] = {
+    "a list of free text": {"items": {"type": "string"}},
+    "a list without items": {},
+    "a list with its choices outside its items": {"enum": ["a", "b"], "items": {"type": "string"}},
+    "a list of choices that are not texts": {"items": {"enum": [1, 2]}},
+    "a list of one value twice": {"items": {"enum": ["a", "a"]}},
+    "a list of too many choices": {"items": {"enum": [f"c{i}" for i in range(MOST_CHOICES + 1)]}},
+    "a list with a long choice": {"items": {"enum": ["a", "c" * 5000]}},
+    "a list with one title twice": {"items": {"anyOf": [{"const": "a", "title": "A"}, {"const": "b", "title": "A"}]}},
+    "a list with a long title": {"items": {"anyOf": [{"const": "a", "title": "t" * 5000}]}},
+    "a list with an anyOf item without a const": {"items": {"anyOf": [{"title": "A"}]}},
+    "a list with no choices": {"items": {"enum": []}},
+    "a list asking for more than it has": {"minItems": 4, "items": _CHOICES},
+    "a list asking for more than it allows": {"minItems": 3, "maxItems": 2, "items": _CHOICES},
+    "a list bound not a count": {"minItems": "1", "items": _CHOICES},
+    "a list bound true": {"maxItems": True, "items": _CHOICES},
+    "a list bound below zero": {"maxItems": -1, "items": _CHOICES},
+    "a list default not a choice": {"items": _CHOICES, "default": ["a", "z"]},
+    "a list default not a list": {"items": _CHOICES, "default": "a"},
+    "a list default with a choice twice": {"items": _CHOICES, "default": ["a", "a"]},
+}
+
+
 @pytest.mark.parametrize("schema", [
     {"type": "object", "properties": {f"f{i}": {"type": "string"} for i in range(MOST_FIELDS + 1)}},
     {"type": "object", "properties": {"pick": {"type": "string", "enum": [f"c{i}" for i in range(MOST_CHOICES + 1)]}}},
@@ -89,10 +114,11 @@ async def test_a_forms_long_texts_are_cut_and_a_kept_default_goes_back_whole(mak
     {"type": "object", "properties": {"pick": {"type": "string", "enum": ["keep"], "enumNames": [1]}}},
     {"type": "object", "properties": {"pick": {"type": "string", "enum": ["a"], "oneOf": [{"const": "b", "title": "B"}]}}},
     {"type": "object", "properties": {"pick": {"type": "string", "oneOf": []}}},
+    *({"type": "object", "properties": {"picks": {"type": "array", **spec}}} for spec in _BAD_LISTS.values()),
 ], ids=["too many fields", "too many choices", "a long choice", "a long field name", "a default not a number",
         "a bound not a number", "a yes/no default not true or false", "too many titled choices", "a long title",
         "a long titled choice", "a oneOf item without a const", "one title twice", "fewer titles than choices",
-        "a title not a text", "both enum and oneOf", "no choices"])
+        "a title not a text", "both enum and oneOf", "no choices", *_BAD_LISTS])
 async def test_a_form_that_cannot_be_shown_whole_is_refused_unshown(make_manager, registry, schema) -> None:
     """A name or a choice is what the answer sends back: cut, it would be another one."""
     host = AnsweringHost(Answer(action="accept"))
@@ -146,3 +172,35 @@ async def test_a_question_past_the_line_cap_fails_the_call_saying_what_happened(
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     assert bench.outcome(result).endswith(said)
+
+
+async def test_titled_list_choices_reach_the_host_as_values_with_titles_and_go_back_as_a_list(
+        make_manager, registry) -> None:
+    """The one shape a host reads (``items.enum`` and ``items.enumNames``, as a single choice's);
+    before, ``anyOf`` reached the hosts unread and the field was asked as a text box."""
+    items = {"anyOf": [{"const": "guitar", "title": "Guitar"}, {"const": "piano", "title": "Piano \u202e"},
+                       {"const": "violin"}]}
+    titles = ["Guitar", "Piano \u202e", "violin"]  # a choice without a title is shown by its value
+    schema = {"type": "object", "properties": {"picks": {
+        "type": "array", "title": "Instruments", "minItems": 1, "maxItems": 2, "items": items, "default": ["guitar"]}}}
+    host = AnsweringHost(Answer(action="accept", values={"picks": ["guitar", "violin"]}))
+    answer = await _ask(make_manager, registry, host, message="Pick", schema=schema)
+    [question] = host.questions
+    shown = question.schema["properties"]["picks"]
+    assert shown["items"]["enum"] == ["guitar", "piano", "violin"]
+    assert shown["items"].get("enumNames") == titles  # a title's hidden character kept, for the host to show
+    assert "anyOf" not in shown["items"]
+    assert (shown["minItems"], shown["maxItems"], shown["default"]) == (1, 2, ["guitar"])
+    assert answer == {"action": "accept", "content": {"picks": ["guitar", "violin"]}}
+
+
+async def test_a_kept_list_default_longer_than_a_choice_is_shown_and_goes_back_whole(make_manager, registry) -> None:
+    """A default that is not a text is refused past a choice's length, but a list's default is
+    checked choice by choice: five chosen titles of 60 characters are not one long value."""
+    choices = [f"{i}" * 60 for i in range(5)]
+    schema = {"type": "object", "properties": {"picks": {"type": "array", "items": {"enum": choices},
+                                                         "default": choices}}}
+    host = AnsweringHost(Answer(action="accept"))  # nothing typed: the server's default is the answer
+    answer = await _ask(make_manager, registry, host, message="Pick", schema=schema)
+    assert host.questions
+    assert answer == {"action": "accept", "content": {"picks": choices}}

@@ -40,6 +40,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from echo_desk.agent.permissions import bun_commands
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.options import read_options
 
@@ -49,13 +50,27 @@ _NPM_SCRIPTS = frozenset({"test", "t", "tst", "start", "stop", "restart"})
 _NPM_RUN = frozenset({"run", "run-script", "rum", "urn"})
 #: pnpm and yarn run a script by its own name too (``pnpm lint``): every command counts.
 _ANY_COMMAND = frozenset({"pnpm", "yarn"})
-#: pnpm's and yarn's own commands (pnpm 10, yarn 1: they win over a script of the same name),
-#: whose words are theirs, not a script's: no write of an unseen program is counted for them.
-_OWN_COMMANDS = frozenset({
-    "config", "info", "view", "list", "ls", "why", "outdated", "audit", "install", "i", "add", "remove", "rm",
-    "upgrade", "update", "up", "cache", "store", "init", "licenses", "owner", "login", "logout", "publish", "pack",
-    "version", "bin", "root", "help", "link", "unlink", "prune", "dedupe", "global", "tag", "whoami",
-})
+#: pnpm's and yarn's own commands whose words are names, not paths (each wins over a script of
+#: its name: pnpm 12.26 and yarn 1.22, checked by a package.json with a script of every name):
+#: no write of an unseen program is counted for them. Not here: the commands that run a script
+#: with the words (pnpm's ``tst``, ``restart``, ``install-test``, ``recursive``; ``yarn ls``,
+#: ``yarn rm``, ``yarn view``… run scripts of those names), that run a package (``create``), or
+#: that write where a word says (``pack``, ``deploy``, ``patch``, ``store``…).
+_OWN_COMMANDS = {
+    "pnpm": frozenset({
+        "add", "approve-builds", "audit", "bin", "bugs", "c", "cache", "cat-index", "ci", "completion", "config",
+        "dedupe", "deprecate", "dist-tag", "dlx", "docs", "doctor", "env", "exec", "find-hash", "get", "help",
+        "home", "i", "ignored-builds", "info", "install", "la", "licenses", "link", "list", "ll", "login", "logout",
+        "ls", "outdated", "owner", "prune", "publish", "rb", "rebuild", "remove", "repo", "rm", "root", "runtime",
+        "sbom", "search", "self-update", "set", "setup", "show", "un", "undeprecate", "uninstall", "unlink",
+        "unpublish", "up", "update", "upgrade", "v", "version", "view", "whoami", "why",
+    }),
+    "yarn": frozenset({
+        "add", "audit", "autoclean", "bin", "cache", "check", "config", "dedupe", "exec", "generate-lock-entry",
+        "global", "help", "import", "info", "install", "licenses", "link", "list", "login", "logout", "outdated",
+        "owner", "prune", "publish", "remove", "tag", "unlink", "upgrade", "upgrade-interactive", "version", "why",
+    }),
+}
 _PROJECT_FILE = "package.json"
 #: Test runners whose every word may name code they load, and the words they act as if given.
 _TEST_RUNNERS: dict[str, tuple[str, ...]] = {"mocha": ("test",), "jest": (".",), "vitest": (".",), "ava": (".",),
@@ -68,6 +83,8 @@ def passed(program: str, argv: Sequence[str | None]) -> list[str | None]:
     it looks for tests in; ``None``: a word only known when the line runs."""
     if program in _TEST_RUNNERS:
         return [*argv[1:], *_TEST_RUNNERS[program]]
+    if program == "bun":
+        return bun_commands.script_words(tuple(argv))
     if program != "npm" and program not in _ANY_COMMAND:
         return []
     parsed = read_options(argv[1:], table.NPM)
@@ -91,7 +108,7 @@ def written(program: str, argv: Sequence[str | None]) -> list[str | None]:
     """The paths the words npm, pnpm or yarn (``program``) passes to its script may name for the
     script's program to write (``None``: one only known when the line runs); the words of a
     test runner (mocha, jest, vitest, ava, tap) are its own, judged where its options are."""
-    if program in _TEST_RUNNERS or (program in _ANY_COMMAND and _command(argv) in _OWN_COMMANDS):
+    if program in _TEST_RUNNERS or _command(argv) in _OWN_COMMANDS.get(program, ()):
         return []
     words = passed(program, argv)
     found = [p for before, word in zip([None, *words], words, strict=False) for p in paths(word)

@@ -40,6 +40,7 @@ from echo_desk.agent.permissions import (
     name_globs,
     npm_environment,
     option_variables,
+    package_specs,
     pip_projects,
     programs,
     pytest_doctests,
@@ -119,7 +120,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     if variables is None:
         variables = option_variables.from_environment(tuple(argv))
     found += _npm_environment(program, cwds, home) + _variable_files(variables, cwds, home) + _man_pages(program, cwds)
-    found += _script_words(program, argv, cwds, home)
+    found += _script_words(program, argv, cwds, home) + _package_folders(program, argv, cwds, home)
     names = table.FOLDER_SETTINGS.get(program)
     if names is None:
         # (settings only where an option names them: kubectl --kubeconfig)
@@ -203,6 +204,20 @@ def _script_words(program: str, argv: Sequence[str | None], cwds: Sequence[Path]
     return [place for p in paths
             for place in (Place(p.parent, (p.name,)), *([Place(p, ("file",), below=True, suffixes=("",))]
                                                         if p.is_dir() else []))]
+
+
+def _package_folders(program: str, argv: Sequence[str | None], cwds: Sequence[Path],
+                     home: Path | None) -> list[Place]:
+    """The folders and files the package specs of an installing command name (``package_specs``:
+    ``npm install ./out/pkg`` runs its install scripts): each, and every file below it, from each
+    folder the line runs in and those up to its package.json; a spec not known here: any file."""
+    named = [w for value in package_specs.local(program, argv) for w in _tilde_words(value, home)]
+    if any(value is None for value in named):
+        return [ANY_FILE]
+    paths = list(dict.fromkeys(p for c in script_words.script_folders(cwds) for value in named if value
+                               for p in _both(c / value)))
+    return [place for p in paths
+            for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
 
 
 def _variable_files(variables: option_variables.FromEnvironment, cwds: Sequence[Path],

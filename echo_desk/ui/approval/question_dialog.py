@@ -31,12 +31,14 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.common.cut_text import cut_note
+from echo_desk.common.multi_choice import MultiChoice
 from echo_desk.common.secret_names import is_secret_field
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
 from echo_desk.tools.host import Answer, AnswerAction, Question, choice_titles
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui.approval.front_delay import FrontDelay
+from echo_desk.ui.approval.multi_choice_box import MultiChoiceBox
 from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.core.wrap_text import breakable
 from echo_desk.ui.widgets.full_text_box import plain_tooltip
@@ -142,6 +144,8 @@ class QuestionDialog(QDialog):
             for name, spec in properties.items():
                 spec = spec if isinstance(spec, dict) else {}
                 widget = self._field(spec)
+                if isinstance(widget, MultiChoiceBox):
+                    widget.changed.connect(self._update_answer)
                 title = str(spec.get("title") or name)
                 if isinstance(widget, QLineEdit) and is_secret_field(name, title, str(spec.get("format") or "")):
                     widget.setEchoMode(QLineEdit.EchoMode.Password)
@@ -207,6 +211,8 @@ class QuestionDialog(QDialog):
             text += " *" if name in required else ""
             label.setText(breakable(text))
             self.fields[name].setAccessibleName(text)
+            if isinstance(field := self.fields[name], MultiChoiceBox):
+                field.retranslate()  # its line says how many, in the language now shown
             if spec.get("description"):
                 cut = question.form_cuts.get((name, "description"), 0)
                 self.fields[name].setToolTip(plain_tooltip(str(spec["description"])
@@ -239,6 +245,8 @@ class QuestionDialog(QDialog):
     def _field(spec: JsonObject) -> QWidget:
         kind = spec.get("type", "string")
         default = spec.get("default")
+        if (several := MultiChoice.of(spec)) is not None:
+            return MultiChoiceBox(several)
         if "enum" in spec:
             combo = QComboBox()
             combo.addItems([visible(title, one_line=True) for title in choice_titles(spec)])
@@ -271,7 +279,9 @@ class QuestionDialog(QDialog):
     def values(self) -> JsonObject:
         out: JsonObject = {}
         for name, widget in self.fields.items():
-            if isinstance(widget, QComboBox):
+            if isinstance(widget, MultiChoiceBox):
+                out[name] = widget.values()
+            elif isinstance(widget, QComboBox):
                 out[name] = widget.property("enum_values")[widget.currentIndex()]
             elif isinstance(widget, QCheckBox):
                 out[name] = widget.isChecked()
@@ -284,11 +294,17 @@ class QuestionDialog(QDialog):
                 out[name] = default if name in self._shown_defaults and widget.text() == shown else widget.text()
         return out
 
+    def _fields_answerable(self) -> bool:
+        """Whether every field holds a value that can be sent (a list field's count in its bounds:
+        its own line says why not)."""
+        return not any(isinstance(w, MultiChoiceBox) and w.problem for w in self.fields.values())
+
     def _update_answer(self) -> None:
-        self.ok.setEnabled(self.front_delay.armed)
+        self.ok.setEnabled(self.front_delay.armed and self._fields_answerable())
 
     def _finish(self, action: AnswerAction) -> None:
-        if self.answer is not None or (action is AnswerAction.ACCEPT and not self.front_delay.armed):
+        if self.answer is not None or (action is AnswerAction.ACCEPT and not (
+                self.front_delay.armed and self._fields_answerable())):
             return
         text = ""
         if action is AnswerAction.ACCEPT:

@@ -187,3 +187,81 @@ def test_their_settings_found_from_a_folder_below_count(setup: Setup, project: P
     (project / "src" / "package.json").write_text("{}", encoding="utf-8")
     rules = rule_text(f"[npx {runner}|cd] **") + writes_allowed(f"@workspace/{settings}")
     assert effect_under(setup, rules, f"cd src && npx {runner}") is not Effect.ALLOW
+
+
+#: s268: bun passes every word after a script's name on to it, whether ``bun run NAME`` or
+#: ``bun NAME`` runs the script (a build script ``node b.js`` wrote where its --outDir said, and
+#: ``bun build2 ../x`` where its first word said: bun 1.4.5, node 20, under bash and dash).
+BUN = rule_text("[bun|cd] **") + writes_allowed("@workspace/out/**")
+
+
+@pytest.fixture
+def bun_project(project: Path) -> Path:
+    scripts = {"test": "node --test", "build": "tsc", "build2": "node b.js", "lint": "eslint ."}
+    (project / "package.json").write_text(json.dumps({"scripts": scripts}), encoding="utf-8")
+    return project
+
+
+@pytest.mark.parametrize("line", [
+    "bun run build --outDir ../x",
+    "bun run build -- --outDir ../x",
+    "bun run --silent build2 ../x",
+    "bun build2 ../x",  # (a script run by its own name)
+    "bun --silent build2 --outDir=../x",
+    "bun run test --test-reporter=spec --test-reporter-destination=PWNED",
+    "cd src && bun run build2 lib",  # (below the folder the script runs in)
+    "bun run build2 $OUT",
+])
+def test_a_word_bun_passes_to_the_script_naming_a_place_the_agent_may_not_write_asks(
+        setup: Setup, bun_project: Path, line: str) -> None:
+    assert effect_under(setup, BUN, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "bun run build", "bun run test -- --watch=false", "bun build2", "bun run lint --fix", "bun --silent run lint -u",
+    "bun build ./src/a.ts --outdir out",  # (bun's own bundler: its own options say where it writes)
+])
+def test_words_bun_passes_naming_nothing_outside_the_writable_places_stay_allowed(
+        setup: Setup, bun_project: Path, line: str) -> None:
+    assert effect_under(setup, BUN, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("line", "words"), [
+    (("bun", "run", "build", "--outDir", "../x"), ["--outDir", "../x"]),
+    (("bun", "run", "--silent", "build", "--silent", "a"), ["--silent", "a"]),  # (bun's until the name)
+    (("bun", "build2", "a"), ["a"]),
+    (("bun", "--cwd", "p", "build2", "a"), ["a"]),
+    (("bun", "run", "test", "a"), ["a"]),  # (the script: `bun test` is bun's runner)
+    (("bun", "test", "a"), []),
+    (("bun", "build", "a.ts", "--outdir", "x"), []),  # (judged as bun build's own)
+    (("bun", "x", "tsc", "a"), []),
+    (("bun", "run"), []),
+    (("bun", "--what", "build2", "a"), [None]),  # (--what may take build2 as its value)
+    (("bun", None, "a"), [None]),
+    (("bun", "run", None, "a"), [None]),
+])
+def test_the_words_bun_passes_to_the_script(line: tuple[str | None, ...], words: list[str | None]) -> None:
+    assert passed("bun", line) == words
+
+
+#: s268: the commands pnpm 12.26 and yarn 1.22 take as their own, checked against the programs
+#: (a package.json with a script of every name): a script named like one of s262's list ran
+#: with the words after it (``yarn ls ../x``, ``yarn view ../x``, ``yarn i ../x``, ``pnpm tag
+#: ../x`` wrote ../x with the script ``node b.js``, under bash and dash).
+@pytest.mark.parametrize("line", [
+    "yarn ls ../x", "yarn view ../x", "yarn rm ../x", "yarn i ../x", "yarn up ../x", "yarn whoami ../x",
+    "yarn root ../x", "yarn store ../x", "yarn update ../x", "pnpm tag ../x", "pnpm global ../x",
+    "pnpm pack --pack-destination ../x", "pnpm deploy ../x", "pnpm recursive build ../x",
+])
+def test_a_script_named_like_a_command_the_program_does_not_have_gets_its_words_judged(
+        setup: Setup, project: Path, line: str) -> None:
+    assert effect_under(setup, RULES + rule_text("[pnpm|yarn] **"), line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "yarn config get registry", "yarn info react version", "yarn why react", "yarn remove react",
+    "pnpm view react version", "pnpm ls react", "pnpm why react", "pnpm remove react", "pnpm update react",
+])
+def test_the_program_s_own_commands_pass_no_words(setup: Setup, project: Path, line: str) -> None:
+    assert effect_under(setup, RULES + rule_text("[pnpm|yarn] **"), line) is Effect.ALLOW
+

@@ -17,7 +17,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QSpinBox
 
 from echo_desk.mcp import McpManager
-from echo_desk.mcp.config import parse_server
+from echo_desk.mcp.config import ServerConfig, parse_server
 from echo_desk.mcp.question_caps import MOST_FORM_TEXT_CHARS, MOST_MESSAGE_CHARS, MOST_TITLE_CHARS
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import Question, ToolExecutionContext
@@ -33,15 +33,17 @@ HIDDEN = "yes\u202e\u200bon"
 SHOWN = "yes⟨U+202E⟩⟨U+200B⟩on"
 
 
-def _ask_through_server(qloop: Any, arguments: dict[str, Any],
-                        answer: Callable[[QuestionDialog], Any]) -> tuple[Any, dict[str, Any]]:
-    """Run the server's ``ask`` with ``arguments``; ``answer(dialog)`` reads the dialog and
-    answers it. Returns what it read and what the server got back."""
+def _ask_through_server(qloop: Any, arguments: dict[str, Any], answer: Callable[[QuestionDialog], Any], *,
+                        config: ServerConfig | None = None, tool: str = "ask") -> tuple[Any, Any]:
+    """Run the server's ``tool`` (the question server's ``ask``) with ``arguments``;
+    ``answer(dialog)`` reads the dialog and answers it. Returns what it read and what the server
+    got back (its reply read as JSON)."""
 
-    async def run() -> tuple[Any, dict[str, Any]]:
+    async def run() -> tuple[Any, Any]:
         host = QtHost()
-        config = parse_server("q", {"command": sys.executable, "args": ["-S", str(HERE / "question_server.py")]})
-        manager = McpManager(SettingsStore.in_memory(), servers={"q": config}, host=host)
+        server = config or parse_server("q", {"command": sys.executable,
+                                              "args": ["-S", str(HERE / "question_server.py")]})
+        manager = McpManager(SettingsStore.in_memory(), servers={"q": server}, host=host)
         request = manager.start_request("q")
         if request is not None:
             manager.approve_start("q", request.fingerprint)
@@ -49,11 +51,12 @@ def _ask_through_server(qloop: Any, arguments: dict[str, Any],
             await within(manager.start("q"), 30)
             shown = next_emission(host.dialog_opened)
             ctx = ToolExecutionContext(call_id=uuid.uuid4().hex, tool_name="q__ask", scope_id="test", host=host)
-            call = asyncio.ensure_future(manager.call_tool("q", "q__ask", "ask", arguments, ctx))
+            call = asyncio.ensure_future(manager.call_tool("q", f"q__{tool}", tool, arguments, ctx))
             read = answer(await within(shown, 30))
             result = await within(call, 30)
             assert result.success, result.error
-            return read, json.loads(result.output)
+            # server-everything puts its reply after prose: "... Raw result: {...}"
+            return read, json.loads(result.output.rpartition("Raw result: ")[2])
         finally:
             await manager.aclose()
 
