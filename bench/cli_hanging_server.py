@@ -14,12 +14,17 @@ import json
 import os
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+BENCH = Path(__file__).resolve().parent
+# Run as a script, this file's folder comes first on sys.path: moved last, where it lends only what
+# nothing installed is named (the shared paired-run helper), as in the other old/new benches.
+sys.path[:] = [*(p for p in sys.path if Path(p or ".").resolve() != BENCH), str(BENCH)]
+
+from _paired import ROOT, tree_at  # noqa: E402
+
 OLD_COMMIT = "d092ecd"
 FAULT_SERVER = ROOT / "tests" / "mcp" / "fault_server.py"
 COMMANDS = {
@@ -27,16 +32,6 @@ COMMANDS = {
     "call echo_text": ["call", "echo_text", "--args", '{"text": "hi"}'],
     "tools list": ["tools", "list"],
 }
-
-
-def tree_at(commit: str) -> Path:
-    folder = Path(tempfile.mkdtemp(prefix="echo-tree-"))
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "echo_desk"],
-                             check=True, capture_output=True).stdout
-    (folder / "old.tar").write_bytes(archive)
-    with tarfile.open(folder / "old.tar") as tar:
-        tar.extractall(folder, filter="data")
-    return folder
 
 
 def run(tree: Path, home: Path, argv: list[str]) -> tuple[float, str]:

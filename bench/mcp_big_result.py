@@ -18,16 +18,18 @@ import os
 import resource
 import subprocess
 import sys
-import tarfile
-import tempfile
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+BENCH = Path(__file__).resolve().parent
 # Run as a script, this file's folder comes first on sys.path and bench/mcp.py would be "mcp".
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+# Put back last, it lends only what nothing installed is named: the shared paired-run helper.
+sys.path[:] = [*(p for p in sys.path if Path(p or ".").resolve() != BENCH), str(BENCH)]
+
+from _paired import ROOT, tree_at  # noqa: E402
+
 OLD_COMMIT = "d092ecd"
 FAULT_SERVER = ROOT / "tests" / "mcp" / "fault_server.py"
 
@@ -88,17 +90,6 @@ async def child(chars: int, timeout: float) -> dict[str, Any]:
         }
     finally:
         await manager.aclose()
-
-
-def tree_at(commit: str) -> Path:
-    """``echo_desk`` as of ``commit``, extracted from git into a temporary folder."""
-    folder = Path(tempfile.mkdtemp(prefix="echo-tree-"))
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "echo_desk"],
-                             check=True, capture_output=True).stdout
-    (folder / "tree.tar").write_bytes(archive)
-    with tarfile.open(folder / "tree.tar") as tar:
-        tar.extractall(folder, filter="data")
-    return folder
 
 
 def run_side(label: str, pythonpath: Path, chars: int, timeout: float) -> dict[str, Any]:

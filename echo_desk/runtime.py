@@ -4,6 +4,7 @@ plugins, later MCP), breakers, audit, dispatcher and schema factory. Qt-free."""
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,12 +24,14 @@ from echo_desk.agent.undo.wiring import open_undo
 from echo_desk.store import paths
 from echo_desk.store.audit import AuditLog
 from echo_desk.store.grants import GRANTS_FILE, GrantStore
+from echo_desk.store.left_at_quit import LEFT_AT_QUIT_FILE, LeftAtQuitStore
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools.base import Tool
 from echo_desk.tools.host import ToolHost
 
 if TYPE_CHECKING:
     from echo_desk.mcp.manager import McpManager
+    from echo_desk.mcp.untold import Untold
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +52,8 @@ class Runtime:
     #: What tools wrote, kept for Revert, and the reverter (``echo-desk changes``, the chat).
     undo: UndoJournal | None = None
     reverter: Reverter | None = None
+    #: What sandboxed servers left that was put aside as the MCP servers closed, until told.
+    left_at_quit: LeftAtQuitStore | None = None
 
     @classmethod
     def create(
@@ -88,6 +93,7 @@ class Runtime:
             problems=[p for p in problems if not p.ok],
             undo=undo,
             reverter=reverter,
+            left_at_quit=LeftAtQuitStore((data_dir or paths.data_dir()) / LEFT_AT_QUIT_FILE),
         )
         if with_builtins:
             # Listed everywhere (CLI and app see the same catalog); it starts sub-agents only
@@ -150,11 +156,17 @@ class Runtime:
             )
         return self.mcp
 
-    async def close_mcp(self) -> None:
-        """Close every MCP session and end every server process."""
-        if self.mcp is not None:
-            manager, self.mcp = self.mcp, None
-            await manager.aclose()
+    async def close_mcp(self, *, shown_here: bool = False) -> list[Untold]:
+        """Close every MCP session and end every server process. What the checks at the servers'
+        ends put aside that no call said is returned and kept (``left_at_quit``): the app's next
+        start shows it, unless ``shown_here`` (the caller shows it to the person now)."""
+        if self.mcp is None:
+            return []
+        manager, self.mcp = self.mcp, None
+        await manager.aclose()
+        untold = manager.left_untold()
+        keep_untold(self.left_at_quit, untold, shown_here=shown_here)
+        return untold
 
     async def aclose(self) -> None:
         await self.close_mcp()
@@ -167,6 +179,19 @@ class Runtime:
             self.permissions.grants.close()
         if self.undo is not None:
             self.undo.close()
+
+
+def keep_untold(store: LeftAtQuitStore | None, untold: Iterable[Untold], *, shown_here: bool = False) -> None:
+    """Record each server's ``Untold`` in ``store`` (a store that fails is logged: quitting goes on)."""
+    for left in untold:
+        log.warning("MCP server %s left files that were put aside as it closed: %s", left.server,
+                    ", ".join(p.shown for p in left.planted))
+        if store is None:
+            continue
+        try:
+            store.add(left.server, left.folder, [p.to_json() for p in left.planted], told=shown_here)
+        except (OSError, sqlite3.Error):
+            log.exception("what MCP server %s left could not be kept to be shown at the next start", left.server)
 
 
 def _permission_engine(settings: SettingsStore, data_dir: Path, registry: ToolRegistry) -> PermissionEngine:

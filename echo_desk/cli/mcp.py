@@ -52,7 +52,9 @@ async def run_mcp_command(runtime: Runtime, args: argparse.Namespace) -> int:
         _print_statuses(statuses)
         return 0
     finally:
-        await manager.aclose()
+        from echo_desk.cli.left_at_quit import close_manager_and_tell
+
+        await close_manager_and_tell(runtime, manager)
 
 
 def _print_statuses(statuses: list[Any]) -> None:

@@ -19,6 +19,7 @@ from echo_desk.agent.readiness import Readiness, readiness_of
 from echo_desk.agent.registry import RegisteredTool
 from echo_desk.agent.scope import Scope
 from echo_desk.cli import words
+from echo_desk.cli.left_at_quit import close_and_tell
 from echo_desk.cli.mcp import (
     CLI_HANDSHAKE_TIMEOUT,
     report_failed_servers,
@@ -85,7 +86,7 @@ async def _with_mcp(runtime: Runtime, args: argparse.Namespace) -> int | None:
             return await run_ask(runtime, args)
         return None
     finally:
-        await runtime.close_mcp()
+        await close_and_tell(runtime)
 
 
 def _servers_needed(runtime: Runtime, args: argparse.Namespace) -> list[str] | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 from collections.abc import Callable, Collection, Coroutine
 from dataclasses import replace
@@ -74,6 +75,7 @@ from echo_desk.mcp.status import (
     ServerStatus,
     SignInSummary,
 )
+from echo_desk.mcp.untold import Untold
 from echo_desk.store.paths import cache_dir
 from echo_desk.store.settings import Settings, SettingsStore
 from echo_desk.tools import Tool, ToolExecutionContext, ToolHost, ToolResult
@@ -139,6 +141,8 @@ class McpManager:
         #: Set when ``aclose`` begins: from then on nothing starts a server (``_start`` refuses).
         self._closing = False
         self._closed = False
+        #: What was put aside and not yet told when it closed (``left_untold``).
+        self._untold: list[Untold] = []
         self._unsubscribe_settings = settings_store.subscribe(self._on_settings)
 
     @property
@@ -911,6 +915,11 @@ class McpManager:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
+    def left_untold(self) -> list[Untold]:
+        """Once closed: what the checks at its servers' ends put aside that no call's result
+        said (a server that planted and then ended, never called again; the ends while closing)."""
+        return [replace(left, folder=os.path.expanduser(left.folder)) for left in self._untold]
+
     async def aclose(self) -> None:
         """Close every session, end every child process, stop the manager's thread."""
         if self._closing:
@@ -920,6 +929,11 @@ class McpManager:
 
         async def run() -> None:
             await asyncio.gather(*(self._stop(n) for n in self._servers), return_exceptions=True)
+            for name, srv in self._servers.items():
+                # No call will come to say what the last checks put aside (``left_untold``).
+                left = self.take_left(name)
+                if left:
+                    self._untold.append(Untold(name, srv.config.cwd or "", left))
 
         try:
             await self._on_loop(run())

@@ -6,10 +6,39 @@ and tries to connect to the Unix sockets it is given (``@name``: an abstract one
 import json
 import os
 import socket
+import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
+
+#: The grandchild ``leave`` starts: it says it started (a file), waits for the server to be gone,
+#: writes the path (if any), then holds stderr open for the seconds it is given.
+_LATE = """
+import os, sys, time
+seconds, late, server, started = float(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
+open(started, "w").close()
+deadline = time.monotonic() + 10
+while os.path.exists(f"/proc/{server}") and time.monotonic() < deadline:
+    with open(f"/proc/{server}/stat") as fh:
+        if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
+            break
+    time.sleep(0.005)
+if late:
+    with open(late, "w") as fh:
+        fh.write("echo planted late")
+time.sleep(seconds)
+"""
+
+
+def leave(seconds, late, started):
+    """Start a grandchild that keeps stderr open for ``seconds`` past the server's exit and then
+    writes ``late`` (when not empty); return once it runs (``started`` made)."""
+    subprocess.Popen([sys.executable, "-I", "-c", _LATE, str(seconds), late, str(os.getpid()), started],
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 10
+    while not os.path.exists(started) and time.monotonic() < deadline:
+        time.sleep(0.005)
 
 
 def send(message):
@@ -83,6 +112,7 @@ def handle(msg):
                                                                  "connect": {"type": "array"}, "wait_for": {"type": "array"},
                                                                  "keep": {"type": "string"},
                                                                  "then_exit": {"type": "array"}, "exit_code": {"type": "integer"},
+                                                                 "leave": {"type": "array"},
                                                                  "crash_writing": {"type": "string"}}}}]}})
     elif method == "tools/call":
         args = params.get("arguments") or {}
@@ -95,6 +125,8 @@ def handle(msg):
         if args.get("crash_writing"):  # write the path, then crash under the call (no answer)
             attempt("write", args["crash_writing"])
             sys.exit(1)
+        if args.get("leave") and "then_exit" not in args:  # (with it: at its exit)
+            leave(*args["leave"])
         report = {"read": {p: attempt("read", p) for p in args.get("read", [])},
                   "write": {p: attempt("write", p) for p in args.get("write", [])},
                   "fetch": {u: fetch(u) for u in args.get("fetch", [])},
@@ -111,6 +143,8 @@ def handle(msg):
                 time.sleep(0.02)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             attempt("write", path)
+            if args.get("leave"):
+                leave(*args["leave"])
             sys.exit(int(args.get("exit_code", 0)))
     elif rid is not None:
         send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}})

@@ -20,6 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 GLOSSARY = ROOT / "i18n" / "glossary.toml"
 ZH = ROOT / "i18n" / "zh_CN" / "LC_MESSAGES" / "echo_desk.po"
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+#: The mark of an Alt-letter key in a message id ("Re&voke"; "&&" is an ampersand).
+_MNEMONIC_MARK = re.compile(r"&(.)")
 #: Code in an English message names no concept: command-line options and paths (--url, docs/gateway.md).
 _CODE = re.compile(r"(?<!\w)--[\w-]+|\S+/\S+")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -63,7 +65,7 @@ def catalog_problems(pairs: list[tuple[str, str]]) -> list[str]:
     problems: list[str] = []
     for msgid, msgstr in pairs:
         shown = _PLACEHOLDER.sub(" ", msgstr)
-        present = [t for t in TERMS if t.found_in(msgid)]
+        present = [t for t in TERMS if t.found_in(_MNEMONIC_MARK.sub(r"\1", msgid))]  # "Disa&ble" is "Disable"
         allowed = " ".join(t.chinese for t in present)
         for term in present:
             if term.required and term.chinese not in shown:
@@ -126,13 +128,15 @@ _ENDS_IN_CODE = re.compile("[。！？][^\n]*(?:[A-Za-z0-9_./-]|[^。！？\n]\\
 
 #: A file dialog's filter: Qt reads its patterns inside ASCII brackets ("GGUF 模型 (*.gguf)").
 _FILE_FILTER = re.compile(r"\(\*[^()]*\)$")
+#: An Alt-letter key, written as Chinese Qt applications write it: ASCII brackets after the words ("保存(&S)").
+_MNEMONIC = re.compile(r"\(&[A-Z0-9]\)")
 
 
 def typography_problems(text: str) -> list[str]:
     """How a Chinese message breaks the typography (nothing for a text with no Chinese)."""
     if not _CJK.search(text):
         return []
-    text = _FILE_FILTER.sub(" ", text)
+    text = _MNEMONIC.sub("", _FILE_FILTER.sub(" ", text))
     return [f"{what}: …{text[max(0, m.start() - 8):m.end() + 8]}…"
             for what, pattern in TYPOGRAPHY for m in [pattern.search(text)] if m is not None]
 
@@ -235,3 +239,9 @@ def test_proxy_s_word_for_agent_is_a_search_keyword_only_in_the_desktop_entry() 
     assert "智能体" in keywords and "代理" in keywords
     assert "代理" not in desktop.replace(keywords, "")
     assert "智能体" in desktop.replace(keywords, "")
+
+
+def test_an_alt_letter_in_chinese_is_not_a_bracket_mistake() -> None:
+    assert typography_problems("保存(&S)") == [] and typography_problems("名称(&N)：") == []
+    assert typography_problems("保存(S)") != []  # brackets that are not a letter's mark still are one
+    assert catalog_problems([("Disa&ble", "停用(&B)")])  # the term is found through the mark

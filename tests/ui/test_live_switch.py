@@ -364,6 +364,30 @@ def test_a_question_and_a_file_change_tab_read_in_chinese_after_a_switch(qtbot) 
         _switch("en")
 
 
+def test_a_deferred_notice_and_error_are_read_and_copied_in_the_language_of_the_moment() -> None:
+    """The rows' DisplayRole and Copy say a ``deferred`` text again, as the view paints it; they
+    kept the translation made when the row was added."""
+    transcript = TranscriptModel()
+    error = transcript.add_notice(deferred(N_("This message could not be saved: {error}"), error="disk full"),
+                                  error=True)
+    notice = transcript.add_notice(deferred(N_("Stopped. Anything still running was cancelled.")))
+    card = transcript.add_tool_call("c1", "write_note", "{}", ToolStatus.FAILED)
+    card.error = deferred(N_("This message could not be saved: {error}"), error="disk full")
+
+    def said() -> list[object]:
+        rows = [transcript.index(transcript.row_of(item)) for item in (error, notice, card)]
+        return [transcript.data(row, Qt.ItemDataRole.DisplayRole) for row in rows] + [
+            TranscriptView.item_text(error), TranscriptView.item_text(notice)]
+
+    _switch("zh_CN")
+    try:
+        assert said() == ["无法保存此消息：disk full", "已停止，仍在运行的操作都已取消。", "无法保存此消息：disk full",
+                          "无法保存此消息：disk full", "已停止，仍在运行的操作都已取消。"]
+    finally:
+        _switch("en")
+    assert said()[:2] == ["This message could not be saved: disk full", "Stopped. Anything still running was cancelled."]
+
+
 def test_mcp_page_and_a_server_start_read_in_chinese_after_a_switch(qtbot, qloop, runtime) -> None:
     from echo_desk.mcp import McpManager
     from echo_desk.mcp.approvals import start_request

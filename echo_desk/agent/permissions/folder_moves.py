@@ -20,7 +20,7 @@ from echo_desk.agent.permissions.git_repositories import Moves
 from echo_desk.agent.permissions.git_repositories import moves as git_moves
 from echo_desk.agent.permissions.runner_options import just_working_folder_words
 
-__all__ = ["CHANGES_FOLDER", "moves", "working_folder_words"]
+__all__ = ["CHANGES_FOLDER", "moves", "working_folder_values", "working_folder_words"]
 
 #: The options (short, long) that change a program's folder: ninja's -C is taken once (the last
 #: wins), make's each relative to the one before, hg's --cwd once.
@@ -32,6 +32,9 @@ CHANGES_FOLDER: dict[str, tuple[str, str | None]] = {
     # last (strace, scons 4, bash and dash: ``scons -C src -f ../x.py`` opened x.py; s235).
     "scons": ("-C", "--directory"),
 }
+#: The builtins whose folder word is where the rest of the line runs (``cd DIR``, ``pushd DIR``):
+#: they open nothing there; what runs after them is judged from that folder (``shell_verdict``).
+_CHANGES_DIRECTORY = frozenset({"cd", "pushd"})
 #: Programs whose repeated option is read relative to the last (the others: not judged, asks).
 _EACH_RELATIVE = frozenset({"make", "scons"})
 _NOTHING = Moves(frozenset(), ())
@@ -88,9 +91,21 @@ def working_folder_words(program: str | None, argv: Sequence[str | None]) -> fro
     ``cd`` there would: the change-folder options of ``moves`` (git's aside, judged by git's own
     reading) and just's ``-d``. Such a folder is where the program runs, not a path it is given
     to read or write below: ``ninja -C ..`` run in src builds the workspace as ``ninja`` run at
-    its top does (strace, ninja 1.11 and just 1.59, bash and dash, s254)."""
+    its top does (strace, ninja 1.11 and just 1.59, bash and dash, s254). ``cd DIR`` and
+    ``pushd DIR`` too: the builtin opens nothing, it only changes the folder (s269)."""
+    if program in _CHANGES_DIRECTORY:
+        return frozenset(k for k, word in enumerate(argv) if k and word and not word.startswith("-"))
     if program == "just":
         return frozenset(k + 1 for k in just_working_folder_words(tuple(argv[1:])))
     if program == "git" or program not in CHANGES_FOLDER:
         return frozenset()
     return moves(program, argv).words
+
+
+def working_folder_values(program: str | None, argv: Sequence[str | None]) -> tuple[str, ...]:
+    """The folders ``working_folder_words`` name, as the program's option table gives them among
+    its option values (``make -C ..``, ``make --directory=..``, ``-C..``: ``..``), so that those
+    values are judged as the folder it works in as well, not as a path it reads below (s269)."""
+    if program in CHANGES_FOLDER and program != "git":
+        return tuple(f for f in moves(program, argv).folders if f)
+    return tuple(word for k in working_folder_words(program, argv) if (word := argv[k]) and not word.startswith("-"))

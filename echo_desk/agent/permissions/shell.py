@@ -31,6 +31,7 @@ from functools import lru_cache
 import tree_sitter
 import tree_sitter_bash
 
+from echo_desk.agent.permissions.data_variables import reads_as_data
 from echo_desk.agent.permissions.model import Opaque
 from echo_desk.agent.permissions.option_globs import takes_any_option
 from echo_desk.agent.permissions.plain import NotPlain, PlainCommand, split_plain
@@ -49,6 +50,16 @@ INERT_ASSIGNMENTS = frozenset({
     "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "RUST_BACKTRACE",
 })
 _INERT_VALUE = re.compile(r"[A-Za-z0-9_.,:@%+-]*")
+#: bash's builtins and reserved words (``compgen -b``, ``compgen -k``, bash 5.2): an assignment
+#: before one is not the environment of a program (``IFS=x read``; before a special builtin it
+#: stays set for the rest of the line), so it is never read as ``env NAME=value`` (s269).
+SHELL_BUILTINS = frozenset("""
+    . : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown
+    echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout mapfile
+    popd printf pushd pwd read readarray readonly return set shift shopt source suspend test times trap true
+    type typeset ulimit umask unalias unset wait
+    if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc
+""".split())
 #: Characters bash reads as ordinary word characters but the parser must not see.
 _PLACEHOLDER = "%"
 _REFUSED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\U00010000-\U0010ffff]")
@@ -75,6 +86,9 @@ class Redirect:
     text: str
 
 
+_ENV = Word("env", "env")
+
+
 @dataclass(frozen=True, kw_only=True)
 class Command:
     """One simple command that would run. ``argv`` includes the program name; ``assignments``
@@ -84,6 +98,10 @@ class Command:
     text: str
     assignments: tuple[str, ...] = ()
     opaque: Opaque | None = None
+    #: Its ``NAME=value`` prefixes when one is neither inert nor data for the program
+    #: (``data_variables``): the command is then judged as ``env NAME=value … program …``
+    #: (``as_environment``), so only a rule naming the assignment allows it.
+    environment: tuple[Word, ...] = ()
 
     @property
     def program(self) -> str | None:
@@ -101,6 +119,16 @@ class Command:
                     return None  # `command -v cd` only prints
                 words = words[1:]
         return words if words and words[0].value in CHANGES_DIRECTORY else None
+
+    def as_environment(self) -> Command:
+        """The command as ``env`` running it with its prefixes (itself when it has none to
+        name): bash gives a program its prefixes as its environment, as ``env`` does, so the
+        wrapper's reading judges them (a rule naming them, the settings they may name)."""
+        prefix = (_ENV, *self.environment)
+        if not self.environment or self.argv[:len(prefix)] == prefix:
+            return self
+        return Command(argv=(*prefix, *self.argv), text=self.text, assignments=self.assignments, opaque=self.opaque,
+                       environment=self.environment)
 
 
 @dataclass(kw_only=True)
@@ -186,6 +214,8 @@ def analyse(line: str, *, grammar: Grammar = Grammar.BASH) -> Analysis:
         result.opaque = _Strict(text).program(root)
     if result.opaque is None:
         result.opaque = _same_as_plain_reading(plain, as_parsed)
+    # (after the two readings were compared, word for word: the env form is the rules' reading)
+    result.commands = [command.as_environment() for command in result.commands]
     result.and_chain = _and_chained(root) == len(result.commands)
     return result
 
@@ -319,6 +349,7 @@ def _join_continuations(line: str) -> str:
 def _command(node: tree_sitter.Node, text: Callable[[tree_sitter.Node], str]) -> Command:
     argv: list[Word] = []
     names: list[str] = []
+    given: list[tuple[str, str | None, str]] = []
     opaque: Opaque | None = None
     for child in node.named_children:
         kind = child.type
@@ -327,9 +358,7 @@ def _command(node: tree_sitter.Node, text: Callable[[tree_sitter.Node], str]) ->
             name = text(name_node) if name_node is not None else text(child).split("=")[0]
             names.append(name)
             value_node = child.child_by_field_name("value")
-            value = "" if value_node is None else _static_value(value_node, text)
-            if name not in INERT_ASSIGNMENTS or value is None or not _INERT_VALUE.fullmatch(value):
-                opaque = Opaque.UNSAFE_ASSIGNMENT
+            given.append((name, "" if value_node is None else _static_value(value_node, text), text(child)))
         elif kind in _REDIRECTS or kind == "comment":
             continue
         elif kind == "command_name":
@@ -340,7 +369,23 @@ def _command(node: tree_sitter.Node, text: Callable[[tree_sitter.Node], str]) ->
             argv.append(word)
         else:
             argv.append(Word(_static_value(child, text), text(child)))
-    return Command(argv=tuple(argv), text=text(node), assignments=tuple(names), opaque=opaque)
+    environment, unsafe = _prefixes(given, argv[0].value if argv else None)
+    return Command(argv=tuple(argv), text=text(node), assignments=tuple(names), opaque=unsafe or opaque,
+                   environment=environment)
+
+
+def _prefixes(given: list[tuple[str, str | None, str]], program: str | None) -> tuple[tuple[Word, ...], Opaque | None]:
+    """What a command's ``NAME=value`` prefixes make of it: nothing when each is inert, or data
+    for the program (``data_variables``); else the prefixes a rule must name (the command is
+    judged as ``env`` given them), or opaque when they cannot be named so: a value of other
+    characters or only known when it runs, a builtin or no program after them."""
+    if any(value is None or not _INERT_VALUE.fullmatch(value) for _, value, _ in given):
+        return (), Opaque.UNSAFE_ASSIGNMENT
+    if all(name in INERT_ASSIGNMENTS or reads_as_data(program, name) for name, _, _ in given):
+        return (), None
+    if program is None or program in SHELL_BUILTINS:
+        return (), Opaque.UNSAFE_ASSIGNMENT
+    return tuple(Word(f"{name}={value}", raw) for name, value, raw in given), None
 
 
 def _file_redirect(node: tree_sitter.Node, text: Callable[[tree_sitter.Node], str]) -> Redirect | None:

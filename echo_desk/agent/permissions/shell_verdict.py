@@ -43,6 +43,7 @@ from echo_desk.agent.permissions import (
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.below_reach import reaches_below
 from echo_desk.agent.permissions.compiled import Compiled
+from echo_desk.agent.permissions.data_variables import reads_as_data
 from echo_desk.agent.permissions.decide import (
     Bucket,
     Rules,
@@ -1000,8 +1001,7 @@ class _Judge:
             if found is not None:
                 return found
         values = tuple(w.value for w in words)
-        working = folder_moves.working_folder_words(programs.base(values[0]) if values[0] is not None else None,
-                                                    values)
+        working = _working_words(values, reading)
         for k, word in enumerate((*words[1:], *(Word(v, v) for v in reading.values)), start=1):
             runs_there = k in working
             key = (word.value, word.raw, reading.reads_only)
@@ -1348,6 +1348,20 @@ def _names_inner(rule: Compiled, inner: programs.Inner, words: tuple[Word, ...])
     return any(_names_every(words, reading.flags) for words in alternatives)
 
 
+def _working_words(values: tuple[str | None, ...], reading: Reading) -> set[int]:
+    """The indexes of the words naming the folder the command works in (``folder_moves``), in
+    the command's words followed by its reading's option values: the same folders among the
+    values its table reads (``make -C ..``) count, each once."""
+    program = programs.base(values[0]) if values[0] is not None else None
+    working = set(folder_moves.working_folder_words(program, values))
+    unmatched = list(folder_moves.working_folder_values(program, values))
+    for k, value in enumerate(reading.values, start=len(values)):
+        if value in unmatched:
+            unmatched.remove(value)
+            working.add(k)
+    return working
+
+
 def _glob_folder(word: Word) -> str | None:
     """The folder a glob's matches all lie in (``src/*.py`` → ``src/``; ``*`` → ``.``), or
     ``None`` when the word is not a plain glob."""
@@ -1476,6 +1490,9 @@ def _suggestions(analysis: Analysis, undecided: list[Command], judge: _Judge) ->
     seen: set[str] = set()
     out: list[Suggestion] = []
     for command in undecided:
+        if command.environment:
+            _suggest_named_environment(command, judge, seen, out)
+            continue
         words = command.argv
         while words:
             values = tuple(w.value for w in words)
@@ -1497,6 +1514,22 @@ def _suggestions(analysis: Analysis, undecided: list[Command], judge: _Judge) ->
                 break
             words = _inner_words(words, argv_inners[0])
     return tuple(out)
+
+
+def _suggest_named_environment(command: Command, judge: _Judge, seen: set[str], out: list[Suggestion]) -> None:
+    """The rule for a command whose ``NAME=value`` prefixes a rule must name: the prefixes as
+    written, then its program's narrow pattern (``NODE_OPTIONS=--trace-warnings npm test **``);
+    none where that would not allow it. A rule for the program alone would not."""
+    inner = command.argv[len(command.environment) + 1:]
+    program = inner[0].value if inner else None
+    if program is None or not _plain(program):
+        return
+    named = " ".join(w.value or "" for w in command.environment)
+    pattern = f"{named} {_narrow_pattern(program, tuple(w.value for w in inner))}"
+    values = tuple(w.value for w in command.argv)
+    if pattern not in seen and judge.would_cover(pattern, command.argv, programs.read(values)):
+        seen.add(pattern)
+        out.append(Suggestion(tool="shell", pattern=pattern, label=command.text, examples=Examples(match=(command.text,))))
 
 
 def _narrow_pattern(program: str, values: tuple[str | None, ...]) -> str:
@@ -1541,7 +1574,7 @@ def _loose_variables(values: tuple[str | None, ...], read: set[str], has_setting
     if not has_settings and program not in settings_commands.COMMANDS:
         return False
     for name, value in given.values.items():
-        if value is None or (name in INERT_ASSIGNMENTS and inert_value(value)):
+        if value is None or ((name in INERT_ASSIGNMENTS or reads_as_data(program, name)) and inert_value(value)):
             continue  # (unset: the program looks where it would without it, which counts already)
         if name not in read or not _absolute_paths(value):
             return True

@@ -27,6 +27,8 @@ from functools import lru_cache
 from echo_desk.i18n import N_, for_person
 
 _MAX_ALTERNATIVES = 64
+#: A first word that is a shell assignment (``NAME=…``).
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 class PatternError(ValueError):
@@ -188,6 +190,10 @@ def _match_sequence(sequence: tuple[Element, ...], argv: tuple[str | None, ...])
 def compile_tokens(text: str) -> TokenPattern:
     """Compile a shell pattern (cached: patterns are immutable); ``PatternError`` says what is wrong."""
     items = _lex(text)
+    if items and items[0][0] == "word" and _ASSIGNMENT.match(items[0][1]):
+        # `NODE_ENV=* npm test **` names what a line's prefixes give npm: the engine reads such a
+        # command as `env NODE_ENV=test npm test` (``shell.Command.as_environment``), so does this.
+        items.insert(0, ("word", "env"))
     forbidden: list[str] = []
     named: set[str] = set()
     groups: list[list[tuple[Element, ...]]] = []

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from echo_desk.agent.permissions import program_options as table
+from echo_desk.agent.permissions.data_variables import reads_as_data
 from echo_desk.agent.permissions.model import Opaque
 from echo_desk.agent.permissions.options import (
     Does,
@@ -50,6 +51,7 @@ def env_reading(argv: Argv, program: str) -> Reading:
                                            and "-u" in s.option.names and s.value is not None]
     cleared = any(s.option is not None and "-i" in s.option.names for s in parsed.seen)
     start = 1 + parsed.rest if parsed.rest is not None else len(argv)
+    assigned: list[str] = []
     while start < len(argv):
         word = argv[start]
         if word is None:
@@ -57,10 +59,14 @@ def env_reading(argv: Argv, program: str) -> Reading:
         name, eq, value = word.partition("=")
         if not eq:
             break
-        if name not in INERT_ASSIGNMENTS or not inert_value(value):
-            found.append(Flag(frozenset({word}), word, Does.CONFIG))
+        assigned.append(word)
         given.append((name, value))
         start += 1
+    runs = argv[start] if start < len(argv) else None
+    for word in assigned:
+        name, _, value = word.partition("=")
+        if not inert_value(value) or (name not in INERT_ASSIGNMENTS and not reads_as_data(runs, name)):
+            found.append(Flag(frozenset({word}), word, Does.CONFIG))
     # (-C: the command runs in that folder, as after a cd there; judged so by shell_verdict)
     folders = tuple(s.value for s in parsed.seen if s.option is not None and "-C" in s.option.names)
     if start < len(argv):

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from echo_desk.mcp.status import McpEvent
     from echo_desk.store.settings import LocalModelSettings, ProviderSettings, Settings
+    from echo_desk.ui.app.left_at_quit_notice import LeftAtQuitNotice
     from echo_desk.ui.app.services import Services
     from echo_desk.ui.app.single_instance import SingleInstance
     from echo_desk.ui.core.file_watch import FileWatch
@@ -105,6 +106,8 @@ class App:
         self.settings_dialog: SettingsDialog | None = None
         #: Takes what another process saves in the settings and mcp.json (``ui.core.file_watch``).
         self._config_watch: FileWatch | None = None
+        #: What sandboxed servers left as Echo Desk last quit, told once at start (``left_at_quit_notice``).
+        self._left_at_quit: LeftAtQuitNotice | None = None
         # What the connected model was made from; a change reconnects.
         self._model_config: tuple[str, dict[str, ProviderSettings], LocalModelSettings] | None = None
         # Made on the loop in ``main``: asyncio loads after the first frame. A close before then is kept.
@@ -158,6 +161,7 @@ class App:
         self.services.settings.subscribe(lambda s: marshal.run_on_main(self._on_settings, s))
         self._watch_config_folder(self.services)
         self._tell_when_settings_are_not_saved(self.services)
+        self._tell_what_was_put_aside_at_the_last_quit(self.services)
         warm_up_approvals()
         freeze_start_up_objects()
 
@@ -188,6 +192,14 @@ class App:
         if folder is not None:
             notice = SaveFailureNotice(folder, where_the_person_looks)
             services.settings.report_save_failures(lambda error: marshal.run_on_main(notice.show, error))
+
+    def _tell_what_was_put_aside_at_the_last_quit(self, services: Services) -> None:
+        store = services.runtime.left_at_quit if services.runtime is not None else None
+        if store is not None:
+            from echo_desk.ui.app.left_at_quit_notice import LeftAtQuitNotice
+
+            self._left_at_quit = LeftAtQuitNotice(store, self.window)
+            self._left_at_quit.check()
 
     def _on_settings(self, settings: Settings) -> None:
         wanted = (settings.active_provider, settings.providers, settings.local_model)

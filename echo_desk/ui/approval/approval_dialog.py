@@ -115,8 +115,13 @@ class ApprovalDialog(QDialog):
         body_layout.setContentsMargins(0, 0, 0, 0)
         self._add_facts(body_layout)
         self._add_notices(body_layout, request, title_for)
+        # Permission rules: how each part was checked (under the targets), and narrow grants to
+        # remember (under the request and its diffs).
+        client = visible(display_name(request.client), one_line=True) if request.client else ""
+        self.grant_choices = (GrantChoices(request.rules, client=client, parts_apart=True)
+                              if request.rules is not None else None)
         fills = self._add_request_and_diffs(body_layout, request)
-        self._add_rule_choices(body_layout, request, fills)
+        self._add_rule_choices(body_layout, fills)
         self.body_scroll = QScrollArea()
         self.body_scroll.setWidgetResizable(True)
         self.body_scroll.setFrameShape(QFrame.Shape.NoFrame)
@@ -207,6 +212,10 @@ class ApprovalDialog(QDialog):
         top_layout.addWidget(self.targets_caption)
         top_layout.addWidget(self.targets)
         top_layout.addWidget(self.targets.footer)
+        # The checks right under what they checked: below the arguments, at the dialog's least
+        # size only a sliver of the table was in view before the body was scrolled.
+        if self.grant_choices is not None:
+            top_layout.addWidget(self.grant_choices.parts_box)
         for widget in (self.targets_caption, self.targets):
             widget.setVisible(bool(self.targets.toPlainText()))
         self.targets.is_loaded = self.targets.is_loaded or not self.targets.toPlainText()
@@ -252,11 +261,8 @@ class ApprovalDialog(QDialog):
         layout.addWidget(splitter, 1 if fills else 0)
         return fills
 
-    def _add_rule_choices(self, layout: QVBoxLayout, request: ApprovalRequest, fills: bool) -> None:
-        """How the permission rules checked each part, and narrow grants to remember."""
-        # Permission rules: how each part was checked, and narrow grants to remember.
-        client = visible(display_name(request.client), one_line=True) if request.client else ""
-        self.grant_choices = GrantChoices(request.rules, client=client) if request.rules is not None else None
+    def _add_rule_choices(self, layout: QVBoxLayout, fills: bool) -> None:
+        """The narrow grants the engine suggests, to allow and remember."""
         if self.grant_choices is not None:
             self.grant_choices.chosen.connect(self._grant)
             layout.addWidget(self.grant_choices, 0 if fills else 1)
@@ -334,6 +340,8 @@ class ApprovalDialog(QDialog):
         self.subagent_banner.retranslate()
         if self.manifest is not None:
             self.manifest.retranslate()
+        # The body is a Tab stop so arrow and Page keys scroll it; it must say what it is.
+        self.body_scroll.setAccessibleName(_("Details of the request"))
         self.tool_label.setText(_("Tool:"))
         self.tool_value.setText(_("{tool} — {source}").format(tool=aside(title, visible(r.tool_name, one_line=True)),
                                                               source=visible(source_label(r.source), one_line=True)))

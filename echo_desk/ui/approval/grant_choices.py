@@ -91,22 +91,28 @@ class GrantChoices(QWidget):
     #: (Suggestion, GrantScope) — the person chose to allow and remember.
     chosen = Signal(object, object)
 
-    def __init__(self, verdict: Verdict, parent: QWidget | None = None, *, client: str = "") -> None:
-        """``client``: the gateway client asking, as shown (empty: Echo Desk's own chat)."""
+    def __init__(self, verdict: Verdict, parent: QWidget | None = None, *, client: str = "",
+                 parts_apart: bool = False) -> None:
+        """``client``: the gateway client asking, as shown (empty: Echo Desk's own chat).
+        ``parts_apart``: the owner lays out ``parts_box`` (the checks table with its caption) itself."""
         super().__init__(parent)
         self.verdict = verdict
         self.client = client
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
 
+        self.parts_box = QWidget()
+        parts_layout = QVBoxLayout(self.parts_box)
+        parts_layout.setContentsMargins(0, 0, 0, 0)
         self.parts_caption = QLabel()
         self.parts = PartsTable()
         self.parts.show_parts(verdict.parts)
         self.parts_caption.setBuddy(self.parts)
-        layout.addWidget(self.parts_caption)
-        layout.addWidget(self.parts)
-        self.parts_caption.setVisible(bool(verdict.parts))
-        self.parts.setVisible(bool(verdict.parts))
+        parts_layout.addWidget(self.parts_caption)
+        parts_layout.addWidget(self.parts)
+        self.parts_box.setVisible(bool(verdict.parts))
+        if not parts_apart:
+            layout.addWidget(self.parts_box)
 
         self.remember_caption = QLabel()
         layout.addWidget(self.remember_caption)

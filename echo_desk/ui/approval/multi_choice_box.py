@@ -38,7 +38,7 @@ class MultiChoiceBox(QWidget):
         self.list.setWordWrap(True)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         # No row drawn as selected: a highlighted row read as a chosen one. The current row keeps
-        # its focus frame, for the keys.
+        # its focus frame, for the keys; the view draws it only while the list has the focus.
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         for position, title in enumerate(choice.titles):  # titles shown with escapes; values sent
             item = QListWidgetItem(visible(title, one_line=True))

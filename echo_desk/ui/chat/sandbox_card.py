@@ -10,7 +10,7 @@ import os
 from typing import TYPE_CHECKING
 
 from echo_desk.common.visible_text import visible
-from echo_desk.i18n import N_, _, list_text
+from echo_desk.i18n import N_, _, list_text, ngettext
 from echo_desk.sandbox.planted import Change, Planted
 
 # The facts are read once where the result enters the transcript; imported from here too.
@@ -76,6 +76,42 @@ def planted_lines(planted: Sequence[Planted], palette: Palette | None = None, *,
         lines.append((_("What it left is kept, never run, in {folder}").format(folder=visible(folder, one_line=True)),
                       p.muted))
     return lines
+
+
+def put_aside_lines(folder: str, planted: Sequence[Planted]) -> list[str]:
+    """Every entry with its full path and what was done, and where what it left is kept: for a
+    notice or a tooltip that, unlike the card's line, names them all."""
+    lines = []
+    for item in planted:
+        path = visible(os.path.join(folder, item.path) if folder else item.path, one_line=True)
+        lines.append(_("{path} ({what})").format(path=path, what=_done(item)))
+        if item.kept and not item.still_there:
+            lines.append("    " + _("kept, never run, at {path}").format(path=visible(item.kept, one_line=True)))
+    return lines
+
+
+#: The href of a tool card's "plants blocked" mark: the view shows ``planted_tooltip`` over it.
+PLANTED_ANCHOR = "echo-desk:planted"
+
+
+def planted_mark(planted: Sequence[Planted], palette: Palette | None = None) -> str:
+    """The mark in a card's header that the call planted something ('' when it did not): in view
+    however the card is folded, and wherever the card is shown again (a reopened conversation)."""
+    if not planted:
+        return ""
+    p = palette or in_use()
+    label = ngettext("⚠ {n} plant blocked", "⚠ {n} plants blocked", len(planted)).format(n=len(planted))
+    return (f"<a href='{PLANTED_ANCHOR}' style='color:{p.warn}; text-decoration:none'>"
+            f"{html.escape(label)}</a>")
+
+
+def planted_tooltip(planted: Sequence[Planted], *, server: bool = False) -> str:
+    """The mark's tooltip (plain text): what was blocked, each entry and where it is kept."""
+    if not planted:
+        return ""
+    heading = (_("The sandboxed server left in its folder what would run code later, outside the sandbox:")
+               if server else _("The command tried to plant what would run code later, outside the sandbox:"))
+    return "\n".join([heading, *put_aside_lines("", planted)])
 
 
 def _common_folder(paths: list[str]) -> str:

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from echo_desk.i18n import _
-from echo_desk.ui.chat.window_shortcuts import key_text, sheet
+from echo_desk.ui.chat.window_shortcuts import sheet, sheet_keys
 from echo_desk.ui.core import i18n_qt
 
 
@@ -54,7 +54,7 @@ class ShortcutsSheet(QDialog):
             group.setFlags(Qt.ItemFlag.ItemIsEnabled)
             self.table.addTopLevelItem(group)
             for shortcut in shortcuts:
-                row = QTreeWidgetItem([key_text(shortcut.keys), _(shortcut.what)])
+                row = QTreeWidgetItem([sheet_keys(shortcut), _(shortcut.what)])
                 self.table.addTopLevelItem(row)
         self.table.resizeColumnToContents(0)
 

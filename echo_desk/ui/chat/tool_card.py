@@ -20,7 +20,7 @@ from echo_desk.i18n import _, aside, for_model, labelled, list_text, ngettext, s
 from echo_desk.tools.results import FileChange
 from echo_desk.ui.chat.card_facts import PART_LABELS, Unreadable
 from echo_desk.ui.chat.result_grid import grid_html
-from echo_desk.ui.chat.sandbox_card import sandbox_html
+from echo_desk.ui.chat.sandbox_card import planted_mark, sandbox_html
 from echo_desk.ui.chat.subagent_card import subtranscript_html
 from echo_desk.ui.chat.transcript_item import TranscriptItem
 from echo_desk.ui.core.labels import CHANGE_LABELS, status_colour, status_label
@@ -209,11 +209,17 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
     # The expander: a chevron in the header (the whole card toggles on click, Enter or Space).
     chevron = "▾" if item.expanded else ("▸" if hidden else "")
     header = (f"<div><span style='color:{p.muted}'>{chevron or '&nbsp;'}</span>&nbsp;{icon}&nbsp;"
-              f"{aside(_bold(title), _muted(item.tool_name, p))}&nbsp;&nbsp;{status_chip(item.status, p)}</div>")
+              f"{aside(_bold(title), _muted(item.tool_name, p))}&nbsp;&nbsp;{status_chip(item.status, p)}"
+              f"{_planted_part(item, p)}</div>")
     if hidden and not item.expanded:
         show_all = _("Show all")
         parts.append(f"<div style='color:{p.muted}'>▸ {html.escape(show_all)}</div>")
     return header + "".join(parts)  # not prose: HTML blocks one under another
+
+
+def _planted_part(item: TranscriptItem, p: Palette) -> str:
+    mark = planted_mark(item.sandbox.planted, p) if item.sandbox is not None else ""
+    return f"&nbsp;&nbsp;{mark}" if mark else ""
 
 
 def copy_text(item: TranscriptItem) -> str:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
 
 from echo_desk.agent.status import ToolStatus
+from echo_desk.i18n import shown
 
 # The rows are plain data (no Qt), defined beside the card facts; imported from here too.
 from echo_desk.ui.chat.transcript_item import ASSISTANT as ASSISTANT
@@ -76,11 +77,13 @@ class TranscriptModel(QAbstractListModel):
         item = self._items[index.row()]
         if role == ItemRole:
             return item
+        # A notice or an error made with ``deferred`` is said in the language of the moment, as
+        # the view paints it: its ``str`` is the translation made when it was created.
         if role == Qt.ItemDataRole.DisplayRole:
-            return item.text or item.result or item.error or item.tool_name
+            return shown(item.text) or item.result or shown(item.error) or item.tool_name
         if role == Qt.ItemDataRole.AccessibleTextRole:
             status = item.status if item.kind is ItemKind.TOOL else ""
-            return f"{item.kind}: {item.text or item.tool_name} {status}".strip()
+            return f"{item.kind}: {shown(item.text) or item.tool_name} {status}".strip()
         return None
 
     # -- reading ----------------------------------------------------------------------------

@@ -287,6 +287,8 @@ class TranscriptView(QListView):
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         from echo_desk.ui.chat.markdown import link_target
+        from echo_desk.ui.chat.sandbox_card import PLANTED_ANCHOR, planted_tooltip
+        from echo_desk.ui.core.rules_text import plain_tooltip
 
         # A hand over links and Copy; the tooltip shows where a link goes before it is clicked.
         pos = event.position().toPoint()
@@ -295,7 +297,13 @@ class TranscriptView(QListView):
         shape = Qt.CursorShape.PointingHandCursor if href else Qt.CursorShape.ArrowCursor
         self.viewport().setCursor(shape)
         url = link_target(href) if href else None
-        self.viewport().setToolTip(url.toString() if url is not None else "")
+        tip = url.toString() if url is not None else ""
+        if href == PLANTED_ANCHOR:  # a card's "plants blocked" mark: every entry, in full
+            item = self.indexAt(pos).data(ItemRole)
+            facts = getattr(item, "sandbox", None)
+            if facts is not None:
+                tip = plain_tooltip(planted_tooltip(facts.planted, server=facts.server))
+        self.viewport().setToolTip(tip)
         super().mouseMoveEvent(event)
 
     def _on_clicked(self, index: QModelIndex) -> None:
@@ -403,7 +411,7 @@ class TranscriptView(QListView):
         """What "Copy" puts on the clipboard: the Markdown of a message, the whole of a card."""
         from echo_desk.ui.chat.tool_card import copy_text
 
-        return copy_text(item) if item.kind == TOOL else item.text
+        return copy_text(item) if item.kind == TOOL else shown(item.text)  # a notice in today's language
 
     def copy_item(self, item: TranscriptItem) -> None:
         QGuiApplication.clipboard().setText(self.item_text(item))

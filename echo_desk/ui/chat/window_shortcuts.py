@@ -7,6 +7,7 @@ the search box, and one key meaning both would be ambiguous.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -23,11 +24,13 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Shortcut:
-    """Keys (portable ``QKeySequence`` text), what they do and where (both marked ``N_``)."""
+    """Keys (portable ``QKeySequence`` text), what they do and where (both marked ``N_``).
+    ``keys_in_words`` (marked ``N_``) stands for keys that are no one sequence (Alt + a letter)."""
 
     keys: tuple[str, ...]
     what: str
     where: str
+    keys_in_words: str = ""
 
 
 WINDOW = N_("Window")
@@ -36,6 +39,7 @@ MESSAGE = N_("Message box and transcript")
 FIND = N_("Find in the conversation")
 SEARCH = N_("Search all conversations")
 APPROVAL = N_("Approval dialog")
+SETTINGS = N_("Settings")
 
 #: The main window's actions: name → keys and description (bound by ``install``).
 ACTIONS: dict[str, Shortcut] = {
@@ -75,12 +79,16 @@ WIDGET_KEYS: tuple[Shortcut, ...] = (
     Shortcut(("Tab", "Space"), N_("Move to a button and press it"), APPROVAL),
     Shortcut(("Alt+A",), N_("Allow once (when every line has been shown)"), APPROVAL),
     Shortcut(("Alt+D", "Esc", "Return"), N_("Deny"), APPROVAL),
+    # macOS has no Alt-letter keys: Qt shows no underlined letters there.
+    *(() if sys.platform == "darwin" else (
+        Shortcut((), N_("Use the button, box, tab or field whose letter is underlined"),
+                 SETTINGS, keys_in_words=N_("Alt+underlined letter")),)),
 )
 
 #: Actions bound to the conversation list only (their keys mean something else elsewhere).
 _LIST_ONLY = frozenset({"rename_conversation"})
 
-SHEET_ORDER = (CONVERSATIONS, MESSAGE, SEARCH, FIND, APPROVAL, WINDOW)
+SHEET_ORDER = (CONVERSATIONS, MESSAGE, SEARCH, FIND, APPROVAL, SETTINGS, WINDOW)
 
 
 def sheet() -> list[tuple[str, list[Shortcut]]]:
@@ -92,6 +100,11 @@ def sheet() -> list[tuple[str, list[Shortcut]]]:
 def key_text(keys: tuple[str, ...]) -> str:
     """The keys as this platform writes them (Ctrl+Shift+F, ⌘⇧F), alternatives joined."""
     return "  /  ".join(i18n_qt.key_text(k) for k in keys)
+
+
+def sheet_keys(shortcut: Shortcut) -> str:
+    """The keys column of the sheet: the keys, or the words that stand for them, translated."""
+    return _(shortcut.keys_in_words) if shortcut.keys_in_words else key_text(shortcut.keys)
 
 
 def install(window: MainWindow) -> dict[str, QAction]:

@@ -354,9 +354,9 @@ class ActivityTab(QWidget):
         labels[COL_VERDICT], labels[COL_DECIDER] = _("Verdict"), _("Decided by")
         self.calls.setHeaderLabels(labels)
         self.calls.setAccessibleName(_("Tool calls"))
-        self.refresh.setText(_("Refresh"))
-        self.why_button.setText(_("Why was this allowed?"))
-        self.export.setText(_("Export as JSON Lines…"))
+        self.refresh.setText(_("Re&fresh"))
+        self.why_button.setText(_("&Why was this allowed?"))
+        self.export.setText(_("&Export as JSON Lines…"))
         self._render()
         self._say_what_is_not_written()
 

@@ -27,6 +27,7 @@ from echo_desk.store.settings import Settings
 from echo_desk.ui.core import i18n_qt, marshal, theme
 from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.core.labels import capability_label, policy_label, profile_label, risk_label
+from echo_desk.ui.core.mnemonics import literal
 from echo_desk.ui.settings.catalog_model import (
     COL_CLIENT,
     COL_DESCRIPTION,
@@ -175,7 +176,7 @@ class ToolsPage(QWidget):
         self.tree.fit_columns()
         self.hint.setText(_("Unchecked tools are never offered to the model and are refused if it calls "
                             "them anyway. Changes apply at once."))
-        self.help_button.setText(_("About scopes and sub-agents…"))
+        self.help_button.setText(_("&About scopes and sub-agents…"))
         self.help_button.setAccessibleName(_("About scopes and sub-agents"))
         current_tag = self.tags.currentData() or ""
         self.tags.blockSignals(True)
@@ -231,8 +232,8 @@ class ToolsPage(QWidget):
             self.client_builtins.blockSignals(False)
             # Short: a check box does not wrap, and with what the tools are in its text the Settings
             # window could not be narrower than ~1,160 px. What they are is in its tooltip.
-            self.client_builtins.setText(_("Offer Echo Desk's own tools to {client}").format(
-                client=visible(display_name(key), one_line=True)))
+            self.client_builtins.setText(_("Offer Echo Desk's own &tools to {client}").format(
+                client=literal(visible(display_name(key), one_line=True))))
             what = _("File edits with review and undo, commands in the sandbox, database reads.")
             self.client_builtins.setToolTip(what)
             self.client_builtins.setAccessibleDescription(what)

@@ -161,26 +161,26 @@ class DatabasesPage(QWidget):
         self.table.setHorizontalHeaderLabels([_("Name"), _("Type"), _("Address (no password)"), _("Write mode")])
         self.table.setAccessibleName(_("Database connections"))
         self.empty.setText(_("No database connections yet. Fill in the form below and press Save to add one."))
-        self.add_button.setText(_("Add…"))
+        self.add_button.setText(_("&Add…"))
         self.add_button.setAccessibleName(_("Add a database connection"))
-        self.remove_button.setText(_("Remove"))
+        self.remove_button.setText(_("&Remove"))
         self.remove_button.setAccessibleName(_("Remove the selected connection"))
         for i in range(self.kind.count()):
             self.kind.setItemText(i, _(KIND_LABELS[str(self.kind.itemData(i))]))
-        texts = {"name": _("Name:"), "kind": _("Type:"), "dsn": _("DSN or file:"), "password": _("Password:")}
+        texts = {"name": _("&Name:"), "kind": _("T&ype:"), "dsn": _("&DSN or file:"), "password": _("&Password:")}
         for key, label in self.labels.items():
             label.setText(texts[key])
         for widget, name in ((self.name, _("Connection name")), (self.kind, _("Database type")),
                              (self.dsn, _("DSN or file path")), (self.password, _("Password"))):
             widget.setAccessibleName(name)
-        self.write_mode.setText(_("Write mode: let the agent change data on this connection"))
+        self.write_mode.setText(_("&Write mode: let the agent change data on this connection"))
         self.warning.setText(_("In write mode the agent may use “Change a database” (db_execute) here. Every "
                                "such call is Execute risk: it always asks you first and shows the target "
                                "database and the full SQL text. Without write mode the database itself "
                                "refuses every change."))
-        self.save_button.setText(_("Save"))
+        self.save_button.setText(_("&Save"))
         self.save_button.setAccessibleName(_("Save this connection"))
-        self.test_button.setText(_("Test connection"))
+        self.test_button.setText(_("&Test connection"))
         self.test_button.setAccessibleName(_("Test the connection"))
         self.result.setAccessibleName(_("Connection test result"))
         self._kind_changed()

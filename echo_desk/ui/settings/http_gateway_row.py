@@ -59,7 +59,7 @@ class HttpGatewayRow(QWidget):
         self._unsubscribe()
 
     def retranslate(self, *_args: object) -> None:
-        self.enabled.setText(_("Also serve MCP over HTTP, for apps that take only a URL, on 127.0.0.1 port"))
+        self.enabled.setText(_("Also serve MCP over &HTTP, for apps that take only a URL, on 127.0.0.1 port"))
         self.port.setAccessibleName(_("HTTP gateway port"))
         self.show_status()
 

@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # ServerState is a StrEnum: compared with its values here, th
     from echo_desk.mcp.status import ServerStartApprover, ServerStartRequest, ServerState, ServerStatus
     from echo_desk.ui.settings.mcp_server_form import ServerFormDialog
 from echo_desk.ui.core import i18n_qt, marshal, theme
+from echo_desk.ui.core.mnemonics import without_mnemonic
 from echo_desk.ui.core.remote_icons import remote_icon
 
 #: The engine's own labels (the command line's too), by the state's value.
@@ -136,19 +137,19 @@ class McpPage(QWidget):
         self.servers.setHeaderLabels([_("Server"), _("Transport"), _("State"), _("Tools"), _("Sign-in")])
         self.servers.setAccessibleName(_("MCP servers"))
         self.details.setAccessibleName(_("Server details"))
-        self.add_button.setText(_("Add…"))
-        self.edit_button.setText(_("Edit…"))
-        self.restart_button.setText(_("Restart"))
-        self.approve_button.setText(_("Review and approve start…"))
-        self.remove_button.setText(_("Remove"))
-        self.changes_button.setText(_("Review changed tools…"))
-        self.reload_button.setText(_("Reload mcp.json"))
-        self.import_button.setText(_("Import…"))
+        self.add_button.setText(_("&Add…"))
+        self.edit_button.setText(_("&Edit…"))
+        self.restart_button.setText(_("Re&start"))
+        self.approve_button.setText(_("Review and a&pprove start…"))
+        self.remove_button.setText(_("&Remove"))
+        self.changes_button.setText(_("Review c&hanged tools…"))
+        self.reload_button.setText(_("Re&load mcp.json"))
+        self.import_button.setText(_("&Import…"))
         self.add_button.setAccessibleName(_("Add an MCP server"))
         self.edit_button.setAccessibleName(_("Edit the selected MCP server"))
         for b in (self.toggle_button, self.restart_button, self.approve_button, self.remove_button,
                   self.changes_button, self.import_button, self.reload_button):
-            b.setAccessibleName(b.text())
+            b.setAccessibleName(without_mnemonic(b.text()))
         self.refresh()
 
     def close_page(self) -> None:
@@ -220,8 +221,8 @@ class McpPage(QWidget):
         for b in (self.edit_button, self.toggle_button, self.restart_button, self.remove_button):
             b.setEnabled(status is not None)
         state = status.state if status is not None else ""
-        self.toggle_button.setText(_("Enable") if state == "disabled" else _("Disable"))
-        self.toggle_button.setAccessibleName(self.toggle_button.text())
+        self.toggle_button.setText(_("Ena&ble") if state == "disabled" else _("Disa&ble"))
+        self.toggle_button.setAccessibleName(without_mnemonic(self.toggle_button.text()))
         self.approve_button.setEnabled(state == "awaiting_approval")
         self.changes_button.setEnabled(bool(self._changed_tools(status)))
         if status is None:

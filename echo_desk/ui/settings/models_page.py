@@ -128,9 +128,9 @@ class ModelsPage(QWidget):
         for row in range(self.provider.count()):  # "(in use)" in the new language, form kept as typed
             self.provider.setItemText(row, self._provider_text(str(self.provider.itemData(row))))
         self.provider.setAccessibleName(_("Provider"))
-        self.new_button.setText(_("New…"))
+        self.new_button.setText(_("&New…"))
         self.new_button.setAccessibleName(_("New provider entry"))
-        self.use_button.setText(_("Use for chat"))
+        self.use_button.setText(_("Use for c&hat"))
         self.use_button.setAccessibleName(_("Use this provider for chat"))
         for i in range(self.kind.count()):
             self.kind.setItemText(i, _(KIND_LABELS[ProviderKind(self.kind.itemData(i))]))
@@ -140,11 +140,11 @@ class ModelsPage(QWidget):
         for widget, name in ((self.kind, _("Provider type")), (self.url, _("Endpoint URL")),
                              (self.model, _("Model name")), (self.key, _("API key"))):
             widget.setAccessibleName(name)
-        self.list_button.setText(_("List models"))
+        self.list_button.setText(_("&List models"))
         self.list_button.setAccessibleName(_("List the server's models"))
-        self.save_button.setText(_("Save"))
+        self.save_button.setText(_("&Save"))
         self.save_button.setAccessibleName(_("Save this provider"))
-        self.test_button.setText(_("Test connection"))
+        self.test_button.setText(_("&Test connection"))
         self.test_button.setAccessibleName(_("Test the connection"))
         # One label column for the provider row, the form and the built-in model's panel, in every
         # language (each form sized its own, so the fields started at three different places).

@@ -64,7 +64,7 @@ class PermissionsPage(QWidget):
             self.rules.select_source(rule_source)
 
     def retranslate(self, *_args: object) -> None:
-        titles = [_("Rules"), _("Active grants"), _("Policy tester"), _("Activity")]
+        titles = [_("&Rules"), _("Active &grants"), _("&Policy tester"), _("&Activity")]
         for i in range(self.tabs.count()):
             self.tabs.setTabText(i, titles[i])
         self.tabs.setAccessibleName(_("Permissions"))

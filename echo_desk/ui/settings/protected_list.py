@@ -81,8 +81,8 @@ class ProtectedList(QWidget):
                                "what makes a program run code later (read-only while a command runs, put back "
                                "after it). Add paths inside the workspace:"))
         self.new_path.setPlaceholderText(_("A path in the workspace, e.g. tools/run.sh or scripts/"))
-        self.add.setText(_("Add"))
-        self.remove.setText(_("Remove"))
+        self.add.setText(_("&Add"))
+        self.remove.setText(_("&Remove"))
         self.entries.setAccessibleName(_("What makes a program run code later"))
         self.new_path.setAccessibleName(_("Path to protect"))
         self._fill()

@@ -45,6 +45,7 @@ from echo_desk.common.visible_text import has_hidden, visible
 from echo_desk.i18n import N_, _, labelled, ngettext, shown
 from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.core.labels import EFFECT_LABELS
+from echo_desk.ui.core.mnemonics import literal
 from echo_desk.ui.core.rules_text import (
     LAYER_LABELS,
     plain_tooltip,
@@ -462,13 +463,13 @@ class RulesTab(QWidget):
         for column, width in ((0, 60), (1, 70), (2, 220), (3, 210), (4, 290)):
             self.rules.setColumnWidth(column, width)
         self.rules.setAccessibleName(_("Rules from every layer"))
-        self.trust_button.setText(_("Trust…"))
-        self.editor_caption.setText(_("Your rules ({path}):").format(path=str(self.engine.user_file)))
+        self.trust_button.setText(_("&Trust…"))
+        self.editor_caption.setText(_("&Your rules ({path}):").format(path=literal(str(self.engine.user_file))))
         self.editor.setAccessibleName(_("Your rules file"))
-        self.save.setText(_("Save"))
-        self.revert.setText(_("Revert"))
-        self.add_rule.setText(_("Add rule"))
-        self.delete_rule.setText(_("Delete rule"))
+        self.save.setText(_("&Save"))
+        self.revert.setText(_("Re&vert"))
+        self.add_rule.setText(_("Add r&ule"))
+        self.delete_rule.setText(_("&Delete rule"))
         self.delete_rule.setToolTip(_("Removes the selected rule of your file from the editor below; "
                                       "Save writes it."))
         self._render()  # from what was loaded: a language change reads nothing again

@@ -197,7 +197,7 @@ class SandboxPage(QWidget):
                 # The choice is kept (it applies once bwrap works); meanwhile every command asks.
                 label = _("{mode} — unavailable here, every command asks").format(mode=label)
             self.mode.setItemText(row, label)
-        self.without_asking.setText(_("Run sandboxed commands without asking"))
+        self.without_asking.setText(_("Run sandboxed commands &without asking"))
         self.without_asking.setToolTip(_("Adds or removes the rule allow-in-sandbox shell \"**\" in {file}. "
                                          "Commands that run outside the sandbox still ask.").format(
             file=str(sandbox_toggle.toggle_file(self.rules, self._workspace_path())[0]) if self.rules else "-"))
@@ -212,11 +212,11 @@ class SandboxPage(QWidget):
         self.domains.setAccessibleName(_("Allowed domains"))
         self.domains.setPlaceholderText(_("One domain per line, e.g.\npypi.org\n*.githubusercontent.com"))
         self._fill_always_hidden()
-        self.save_hidden.setText(_("Save hidden paths"))
+        self.save_hidden.setText(_("Save &hidden paths"))
         self.domains_label.setText(_("Network: sandboxed commands have none, except these domains (one per line, "
                                      "example.com or *.example.com; IP addresses and local names are never "
                                      "allowed). Tools that ignore HTTP_PROXY get no network."))
-        self.save_domains.setText(_("Save allowed domains"))
+        self.save_domains.setText(_("Save allowed &domains"))
         self._load(found)
         self._loading = False
 

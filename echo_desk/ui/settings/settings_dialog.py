@@ -72,13 +72,13 @@ class GeneralPage(QWidget):
         i18n_qt.bus().language_changed.connect(self.retranslate)
 
     def retranslate(self, *_args: object) -> None:
-        self.language_label.setText(_("Language:"))
+        self.language_label.setText(_("&Language:"))
         # Language names stay in their own language so anyone can find theirs.
         self.language.setItemText(0, _("System default"))
         self.language.setAccessibleName(_("Language"))
         self.language_hint.setText(_("The whole window switches at once, no restart needed. "
                                      "“System default” follows your computer's language."))
-        self.theme_label.setText(_("Appearance:"))
+        self.theme_label.setText(_("&Appearance:"))
         self.theme.setAccessibleName(_("Appearance"))
         for index, label in enumerate((_("Same as the system"), _("Light"), _("Dark"))):
             self.theme.setItemText(index, label)

@@ -1,5 +1,5 @@
 """A read-only box for untrusted text that cannot hide its end: text that does not fit says so
-("12 more lines, 3,000 more characters below") and counts as seen only once scrolled or expanded
+("12 more lines, 3,000 more characters below", counting lines as drawn) and counts as seen only once scrolled or expanded
 to the end. Like a diff pane it has ``is_loaded`` and ``loaded``, so the approval dialog keeps one
 rule for both: nothing is allowed before all of it was in front of the person.
 
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QPoint, QTimer, Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QFontDatabase, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QWidget
 
 from echo_desk.common.visible_text import visible
-from echo_desk.i18n import _
+from echo_desk.i18n import _, ngettext
 from echo_desk.ui.core import i18n_qt, theme
 
 #: Lines up to this many characters fit the dialog's narrowest width in a monospace font.
@@ -115,12 +115,31 @@ class FullTextBox(QPlainTextEdit):
         QTimer.singleShot(0, self._check)
 
     def remaining(self) -> tuple[int, int]:
-        """Lines and characters below the last one in view."""
-        viewport = self.viewport()
-        last = self.cursorForPosition(QPoint(viewport.width() - 1, viewport.height() - 1))
-        chars = max(0, self.document().characterCount() - 1 - last.position())
-        lines = max(0, self.document().blockCount() - 1 - last.blockNumber())
+        """Lines as drawn (a long line wraps into several) and characters from the first line not
+        wholly in view to the end: one wrapped line counted as one said "0 more lines" while its
+        last rows were out of sight."""
+        first = self._first_line_out_of_view()
+        if first is None:
+            return 0, 0
+        line_number, position = first
+        lines = max(0, self.document().lineCount() - line_number)
+        chars = max(0, self.document().characterCount() - 1 - position)
         return lines, chars
+
+    def _first_line_out_of_view(self) -> tuple[int, int] | None:
+        """The drawn line number and text position of the first line cut off at the bottom."""
+        bottom = self.viewport().height()
+        offset = self.contentOffset()
+        block = self.firstVisibleBlock()
+        while block.isValid():
+            top = self.blockBoundingGeometry(block).translated(offset).top()
+            layout = block.layout()
+            for index in range(layout.lineCount() if layout is not None else 0):
+                line = layout.lineAt(index)
+                if top + line.y() + line.height() > bottom:
+                    return block.firstLineNumber() + index, block.position() + line.textStart()
+            block = block.next()
+        return None
 
     def _check(self, *_args: object) -> None:
         bar = self.verticalScrollBar()
@@ -131,8 +150,14 @@ class FullTextBox(QPlainTextEdit):
         hidden = not at_end and self.isVisible()
         if hidden:
             lines, chars = self.remaining()
-            self.marker.setText(_("{lines} more lines, {chars} more characters below — scroll to the end "
-                                  "or expand it before you can allow").format(lines=lines, chars=f"{chars:,}"))
+            if lines:
+                text = ngettext("{lines} more line, {chars} more characters below — scroll to the end "
+                                "or expand it before you can allow",
+                                "{lines} more lines, {chars} more characters below — scroll to the end "
+                                "or expand it before you can allow", lines)
+            else:  # not laid out yet: no number rather than a wrong one
+                text = _("More text below — scroll to the end or expand it before you can allow")
+            self.marker.setText(text.format(lines=f"{lines:,}", chars=f"{chars:,}"))
         self.expand.setText(_("Expand"))
         self.expand.setAccessibleName(_("Show all of this text"))
         self.footer.setVisible(hidden)

@@ -164,11 +164,14 @@ def test_a_folder_option_leading_above_the_workspace_from_where_it_runs_still_as
 #: a program works in by an option of its own (ninja's -C, just's -d) is judged as the folder it
 #: runs in, not as a path it reads or writes below: ``ninja -C ..`` run in src built the workspace
 #: as ``ninja`` at its top does, beside a denied ``.git/**`` (strace, ninja 1.11, bash and dash).
+#: s269: make's -C too (its table also reads the folder as an option value: ``make -C ..`` from
+#: src chdir'ed there and opened only ./Makefile, as ``make`` at the top does; make 4.3), and the
+#: folder of a ``cd``/``pushd``, which opens nothing (only stat and chdir: strace, bash and dash).
 WORKING_FOLDERS = """
 [[rule]]
 effect = "allow"
 tool = "shell"
-pattern = "[cd|just|ninja] **"
+pattern = "[cd|pushd|just|ninja|make -C|make --directory=*] **"
 
 [[rule]]
 effect = "deny"
@@ -190,6 +193,15 @@ pattern = "@workspace/**/*.env"
     "ninja -C .",
     "ninja -C src",
     "just -d . x",
+    "cd src && make -C ..",
+    "cd src && make -C .. test",
+    "cd src && make --directory=..",
+    "make -C src -C ..",
+    "make -C .",
+    "cd .",
+    "cd src && cd ..",
+    "cd src && cd .. && ninja",
+    "pushd src",
 ])
 def test_the_folder_a_build_tool_works_in_is_judged_as_where_it_runs(setup: Setup, line: str) -> None:
     (setup.workspace / ".git").mkdir()
@@ -203,6 +215,15 @@ def test_the_folder_a_build_tool_works_in_is_judged_as_where_it_runs(setup: Setu
     "cd src && ninja -C .. ..",  # (the same folder as a word it is given: any file below it)
     "cd src && just -d .. x ..",  # (a recipe's argument: any file below it)
     "cd src && ninja -C .. ../.git/x",
+    "make -C .git",
+    "make -C src -C ../.git",
+    "cd src && make -C .. -f ../.git/x",  # (a makefile in the denied folder)
+    "cd src && make -C .. -I ../.git",
+    "cd src && make -C .. -C .git",
+    "cd .git",  # (the folder a deny covers: what runs there is in it)
+    "cd .git/hooks",
+    "cd src && cd ../.git",
+    "pushd .git",
 ])
 def test_a_working_folder_a_deny_covers_or_a_word_above_one_still_asks(setup: Setup, line: str) -> None:
     (setup.workspace / ".git").mkdir()
@@ -215,6 +236,9 @@ def test_a_working_folder_a_deny_covers_or_a_word_above_one_still_asks(setup: Se
     "just -d .. x",
     "cd src; just -d .. x",  # (the cd may fail: then .. is above the workspace)
     "cd src && ninja -C ../..",
+    "make -C ..",
+    "cd ..",
+    "cd src && cd ../..",
 ])
 def test_a_working_folder_above_the_workspace_still_asks_saying_so(setup: Setup, line: str) -> None:
     decision = verdict_under(setup, WORKING_FOLDERS, line)

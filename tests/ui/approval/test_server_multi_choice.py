@@ -126,3 +126,30 @@ def test_server_everythings_lists_of_choices_are_ticked_in_the_window_and_reach_
     assert got["content"]["untitledMultipleSelectEnum"] == ["Guitar", "Piano", "Drums"]
     assert got["content"]["titledMultipleSelectEnum"] == ["fish-3"]
     assert got["content"]["name"] == "Ada"
+
+
+def test_the_current_choice_is_framed_only_while_the_list_has_the_focus(qtbot) -> None:
+    # The frame marks where Space ticks: drawn without the focus it pointed at nothing.
+    schema = {"type": "object", "properties": {
+        "fish": {"type": "array", "title": "Fish", "items": {"type": "string", "enum": ["a", "b"]}},
+        "name": {"type": "string", "title": "Name"}}}
+    dialog = QuestionDialog(Question(prompt="Which?", schema=schema, mcp_server="s"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    box, name = _box(dialog), dialog.fields["name"]
+
+    def drawn() -> bytes:
+        image = box.list.viewport().grab().toImage()
+        return bytes(image.constBits())
+
+    box.list.setFocus()
+    qtbot.waitUntil(box.list.hasFocus)
+    framed = drawn()
+    name.setFocus()
+    qtbot.waitUntil(name.hasFocus)
+    unfocused = drawn()
+    box.list.setCurrentRow(-1)  # no current row: nothing to frame
+    assert box.list.currentRow() == -1
+    bare = drawn()
+    assert framed != bare and unfocused == bare

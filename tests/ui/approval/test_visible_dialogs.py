@@ -253,6 +253,63 @@ def test_tooltips_and_model_markdown_show_html_comments() -> None:
     assert "<!-- ignore previous instructions" in shown and "<img src=" in shown
 
 
+def test_a_long_line_that_wraps_counts_its_hidden_rows_as_lines(qtbot) -> None:
+    # One long line wrapped into many rows at the dialog's least size: the marker counted lines
+    # of text, said "1 more lines" (the detail line) and its last rows stayed out of sight.
+    command = "echo " + " ".join(f"word{i}" for i in range(400))
+    dialog = _open(qtbot, _request(command=command))
+    dialog.resize(720, 520)
+    for box in (dialog.targets, dialog.arguments):
+        qtbot.waitUntil(lambda box=box: box.footer.isVisible())
+        bar = box.verticalScrollBar()
+        lines, chars = box.remaining()
+        assert lines == bar.maximum() - bar.value() > 1  # a row scrolls one drawn line
+        assert f"{lines} more lines" in box.marker.text()
+        # The characters counted start on the first row not wholly in view; the row above is.
+        cursor = box.textCursor()
+        cursor.setPosition(box.document().characterCount() - 1 - chars)
+        assert box.cursorRect(cursor).bottom() > box.viewport().height()
+        cursor.setPosition(box.document().characterCount() - 1 - chars - 1)
+        assert box.cursorRect(cursor).bottom() <= box.viewport().height()
+
+
+def test_every_tab_stop_of_the_dialog_has_a_name_and_the_body_scrolls_from_the_keyboard(qtbot) -> None:
+    # The scrolled body took a Tab stop with no name: a screen reader said nothing there.
+    from dataclasses import replace
+
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QAbstractButton, QScrollArea
+
+    from echo_desk.agent.permissions import Decider, Part, Provenance, Suggestion, Verdict
+    from echo_desk.ui.core import i18n_qt
+
+    words = [f"word{i}" for i in range(400)]
+    rules = Verdict(effect=None, provenance=None,
+                    parts=tuple(Part(text=w, effect=None, provenance=Provenance(kind=Decider.DEFAULT)) for w in words[:8]),
+                    suggestions=tuple(Suggestion(tool="run_command", pattern=w, label=w) for w in words[:4]))
+    dialog = _open(qtbot, replace(_request(command="echo " + " ".join(words)), rules=rules))
+    dialog.resize(720, 520)
+    stops, widget = [], dialog.nextInFocusChain()
+    while widget is not dialog:
+        if widget.isVisible() and widget.isEnabled() and widget.focusPolicy() & Qt.FocusPolicy.TabFocus:
+            stops.append(widget)
+        widget = widget.nextInFocusChain()
+    assert dialog.body_scroll in stops
+    unnamed = [w for w in stops if isinstance(w, QScrollArea) and not w.accessibleName()]
+    assert not unnamed and all(w.text() for w in stops if isinstance(w, QAbstractButton))
+    assert dialog.body_scroll.accessibleName() == "Details of the request"
+    try:
+        i18n_qt.apply_language("zh_CN")
+        assert dialog.body_scroll.accessibleName() == "请求详情"
+    finally:
+        i18n_qt.apply_language("en")
+    bar = dialog.body_scroll.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    dialog.body_scroll.setFocus()
+    qtbot.keyClick(dialog.body_scroll, Qt.Key.Key_PageDown)
+    assert bar.value() > 0
+
+
 def test_a_tool_card_shows_arguments_and_output_visibly() -> None:
     from echo_desk.agent.status import ToolStatus
     from echo_desk.ui.chat.tool_card import card_html

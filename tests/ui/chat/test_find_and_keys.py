@@ -180,9 +180,13 @@ def test_the_shortcuts_sheet_lists_every_action_in_english_and_chinese(qtbot, wi
     for shortcut in ACTIONS.values():
         assert (key_text(shortcut.keys), shortcut.what) in rows
     assert ("Alt+A", "Allow once (when every line has been shown)") in rows
+    # Settings' Alt-letter keys are no one key sequence: the sheet says them in words.
+    assert ("Settings", "") in rows and ("Alt+underlined letter",
+                                         "Use the button, box, tab or field whose letter is underlined") in rows
     i18n_qt.apply_language("zh_CN")
     try:
         rows = sheet.rows()
+        assert ("设置", "") in rows and ("Alt+带下划线的字母", "使用字母带下划线的按钮、复选框、标签页或输入框") in rows
         assert (key_text(ACTIONS["new_conversation"].keys), "新对话") in rows
         assert all(tr(s.what) != s.what for s in ACTIONS.values())  # every one translated
         assert sheet.windowTitle() == "键盘快捷键"

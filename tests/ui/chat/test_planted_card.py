@@ -10,11 +10,22 @@ import uuid
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QPoint
 
 from echo_desk import sandbox
+from echo_desk.agent.status import ToolStatus
 from echo_desk.sandbox.planted import Change, Planted
 from echo_desk.tools import ToolExecutionContext
-from echo_desk.ui.chat.sandbox_card import planted_of, sandbox_html, sandbox_of
+from echo_desk.ui.chat.sandbox_card import (
+    PLANTED_ANCHOR,
+    planted_of,
+    planted_tooltip,
+    sandbox_html,
+    sandbox_of,
+)
+from echo_desk.ui.chat.tool_card import card_html
+from echo_desk.ui.chat.transcript import TOOL, TranscriptItem, TranscriptModel
+from echo_desk.ui.chat.transcript_view import TranscriptView
 from echo_desk.ui.core import i18n_qt
 from tests.run_command_helpers import run_command_tool
 
@@ -92,3 +103,64 @@ async def test_a_real_plant_reaches_the_card(tmp_path: Path, monkeypatch: pytest
         ("sub/.git/config", "created"), ("sub/.git/hooks", "created"), ("sub/.git/info", "created")]
     assert sandbox_of(json.loads(json.dumps(facts.to_json()))) == facts  # stored with the message, read back alike
     assert "sub/.git/hooks (new: put aside)" in sandbox_html(facts)
+
+
+def _planted_item(*planted: Planted, server: bool = False) -> TranscriptItem:
+    item = TranscriptItem(TOOL, tool_name="run_command", call_id="c1", arguments='{"command": "git init sub"}',
+                          status=ToolStatus.DONE, result="ok")
+    item.sandbox = sandbox_of({"sandbox": {**_facts(*planted)["sandbox"], "server": server}})  # type: ignore[dict-item]
+    return item
+
+
+def test_a_card_that_planted_carries_a_mark_in_its_header_folded_or_not(aside: str) -> None:
+    """Before, only the body's line said it: nothing in the header, which is all a glance takes in."""
+    item = _planted_item(Planted("sub/.git/hooks", Change.CREATED, kept=f"{aside}/sub/.git/hooks"),
+                         Planted(".envrc", Change.CREATED, kept=f"{aside}/.envrc"))
+    for expanded in (False, True):
+        item.expanded = expanded
+        header = card_html(item, "Run command").split("</div>", 1)[0]
+        assert f"href='{PLANTED_ANCHOR}'" in header and "⚠ 2 plants blocked" in header
+    plain = TranscriptItem(TOOL, tool_name="run_command", call_id="c2", arguments="{}", status=ToolStatus.DONE)
+    plain.sandbox = sandbox_of(_facts())
+    assert PLANTED_ANCHOR not in card_html(plain, "Run command")
+    i18n_qt.apply_language("zh_CN")
+    try:
+        header = card_html(item, "Run command").split("</div>", 1)[0]
+        assert "已拦截 2 处植入" in header
+        assert all(CJK.search(line) for line in planted_tooltip(item.sandbox.planted).splitlines())  # type: ignore[union-attr]
+    finally:
+        i18n_qt.apply_language("en")
+
+
+def test_the_marks_tooltip_names_every_entry_where_the_line_stops_at_six(aside: str) -> None:
+    planted = [Planted(f"r{i}/.git/hooks", Change.CREATED, kept=f"{aside}/r{i}/.git/hooks") for i in range(9)]
+    planted.append(Planted("odd\u202e<b>x</b>/.envrc", Change.CREATED, still_there=True))
+    tip = planted_tooltip(planted)
+    assert tip.startswith("The command tried to plant what would run code later, outside the sandbox:")
+    for i in range(9):
+        assert f"r{i}/.git/hooks (new: put aside)\n    kept, never run, at {aside}/r{i}/.git/hooks" in tip
+    assert "\u202e" not in tip and "(could not be removed: it is still in the workspace, do not use it)" in tip
+    assert planted_tooltip(planted[:1], server=True).startswith("The sandboxed server left in its folder")
+
+
+def test_hovering_the_mark_shows_every_entry_in_full(qtbot, aside: str) -> None:
+    model = TranscriptModel()
+    view = TranscriptView()
+    view.setModel(model)
+    view.resize(760, 400)
+    qtbot.addWidget(view)
+    view.show()
+    item = model.add_tool_call("c1", "run_command", '{"command": "git init sub"}')
+    item.status = ToolStatus.DONE
+    item.sandbox = _planted_item(Planted("sub/.git/<b>hooks</b>", Change.CREATED,
+                                         kept=f"{aside}/sub/.git/hooks")).sandbox
+    view.doItemsLayout()
+    index = model.index(0, 0)
+    rect = view.visualRect(index)
+    spot = next((QPoint(x, y) for y in range(rect.top(), rect.top() + 60, 3) for x in range(rect.left(), rect.right(), 3)
+                 if view.anchor_at(index, QPoint(x, y)) == PLANTED_ANCHOR), None)
+    assert spot is not None, "the mark is not in the card's header"
+    qtbot.mouseMove(view.viewport(), spot)
+    qtbot.waitUntil(lambda: "sub/.git/&lt;b&gt;hooks&lt;/b&gt; (new: put aside)" in view.viewport().toolTip(),
+                    timeout=3000)
+    assert f"kept, never run, at {aside}/sub/.git/hooks" in view.viewport().toolTip()

@@ -189,7 +189,7 @@ def test_settings_has_the_page_in_both_languages(qtbot, builtin_runtime):
     assert dialog.nav.item(row).text() == "Permissions"
     i18n_qt.apply_language("zh_CN")
     assert dialog.nav.item(row).text() == "权限"
-    assert dialog.permissions.tabs.tabText(2) == "策略测试"
+    assert dialog.permissions.tabs.tabText(2) == "策略测试(&P)"
 
 
 def test_the_grants_columns_fit_the_page_in_both_languages(qtbot, builtin_runtime):

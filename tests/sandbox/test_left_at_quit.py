@@ -1,0 +1,96 @@
+"""What a sandboxed server left that was put aside as Echo Desk quit reaches the person: kept in
+the store the app reads at its next start, and printed by the CLI when it is the one quitting.
+Before, only the log said it."""
+
+from __future__ import annotations
+
+import io
+import os
+
+import pytest
+from sandbox_helpers import Jail, requires_bwrap
+from test_mcp_sandbox import _engine_with_probe, _probe
+from test_mcp_server_endings import _manager, _until_not_connected
+
+from echo_desk.cli.left_at_quit import close_and_tell
+from echo_desk.store.left_at_quit import LeftAtQuitStore
+from echo_desk.store.settings import SettingsStore
+
+
+def _store(runtime_store: LeftAtQuitStore | None) -> LeftAtQuitStore:
+    assert runtime_store is not None
+    return runtime_store
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@requires_bwrap
+async def test_what_a_running_server_planted_is_kept_untold_when_the_app_quits(jail: Jail) -> None:
+    planted = jail.workspace / ".envrc"
+    runtime = await _engine_with_probe(jail, SettingsStore.in_memory(), own_thread=True)
+    store = _store(runtime.left_at_quit)
+    try:
+        assert (await _probe(runtime)).ok
+        planted.write_text("echo planted")  # (after the call's check: as the running server could)
+    finally:
+        await runtime.aclose()
+    assert not planted.exists()
+    [record] = store.untold()
+    assert (record.server, record.folder) == ("probe", str(jail.workspace))
+    [entry] = record.planted
+    assert entry["path"] == ".envrc" and entry["change"] == "created"
+    assert os.path.basename(str(entry["kept"])) == ".envrc" and not entry["still_there"]
+    store.mark_told([record.id])
+    assert store.untold() == []
+
+
+@requires_bwrap
+async def test_what_a_server_planted_before_exiting_on_its_own_is_kept_when_no_call_came_after(jail: Jail) -> None:
+    """Its end's check put it aside, for the next call to say: none came before the quit."""
+    flag, planted = jail.base / "plant-now", jail.workspace / ".envrc"
+    runtime = await _engine_with_probe(jail, SettingsStore.in_memory(), own_thread=True)
+    store = _store(runtime.left_at_quit)
+    try:
+        assert (await _probe(runtime, then_exit=[str(flag), str(planted)])).ok
+        flag.touch()
+        await _until_not_connected(_manager(runtime))
+    finally:
+        flag.touch()
+        await runtime.aclose()
+    assert [[p["path"] for p in r.planted] for r in store.untold()] == [[".envrc"]]
+
+
+@requires_bwrap
+async def test_nothing_is_kept_when_nothing_was_planted(jail: Jail) -> None:
+    runtime = await _engine_with_probe(jail, SettingsStore.in_memory(), own_thread=True)
+    store = _store(runtime.left_at_quit)
+    try:
+        assert (await _probe(runtime)).ok
+    finally:
+        await runtime.aclose()
+    assert store.untold() == []
+    assert not store.path.exists()  # (most quits: no database made)
+
+
+@requires_bwrap
+@pytest.mark.parametrize("terminal", [True, False])
+async def test_the_cli_quitting_prints_it_with_full_paths(jail: Jail, terminal: bool) -> None:
+    """On a terminal it is told there; printed where nobody may read it, the app still shows it."""
+    planted = jail.workspace / ".envrc"
+    runtime = await _engine_with_probe(jail, SettingsStore.in_memory(), own_thread=False)
+    store = _store(runtime.left_at_quit)
+    out = _Terminal() if terminal else io.StringIO()
+    try:
+        assert (await _probe(runtime)).ok
+        planted.write_text("echo planted")
+        await close_and_tell(runtime, out)
+    finally:
+        await runtime.aclose()
+    printed = out.getvalue()
+    assert f"the sandboxed MCP server “probe” had left in {jail.workspace} what would run code later" in printed
+    assert f"{planted} (new: put aside)" in printed
+    assert "kept, never run, at " in printed and "put-aside" in printed
+    assert [r.server for r in store.untold()] == ([] if terminal else ["probe"])
