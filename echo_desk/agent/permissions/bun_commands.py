@@ -3,7 +3,9 @@ did not know, whose words a rule for it covered: ``bunx CMD`` and its spelling `
 the bin CMD names from node_modules/.bin of the folder they run in, else any program on PATH
 (``bunx touch PWNED`` ran /usr/bin/touch, ``cd out && bunx tsc`` ran out/node_modules/.bin/tsc),
 and ``bun -e CODE`` ran the code given, ``bun -r ./out/x.js a.js`` the agent's module first
-(proven, bun 1.4.5 under bash and dash, s255), all under ``bun **`` or ``bunx **``.
+(proven, bun 1.4.5 under bash and dash, s255), all under ``bun **`` or ``bunx **``. ``bun exec
+SCRIPT`` runs SCRIPT with Bun's own shell (``bun exec "touch ../PWNED"``: s268): a grammar the
+engine does not read, so no rule allows it.
 
 Now the command ``bunx`` and ``bun x`` run is judged on its own, as npx's is (a rule naming it,
 ``bunx tsc **``, covers it too); their options must be known, and those installing a package
@@ -23,6 +25,11 @@ names. Its other options must be known (it reads them after the entry points too
 naming files by a pattern or embedding one (``--entry-naming``, ``--root``, ``--asset``,
 ``--compile`` without ``--outfile``…) are covered only by naming them. On other commands,
 whose later words may be a script's, those writing options are covered only by naming them.
+
+``bun test``, ``bun install`` and ``bun add`` (and their short names) are read with the options
+their ``--help`` lists (bun 1.4.5): one not listed asks. ``--trust`` (``bun add --trust ./out/pkg``
+ran its install scripts), ``-g`` (``bun add -g`` wrote bun's global folder in the home folder) and
+``--cache-dir`` are covered only by naming them (bash and dash, s268).
 """
 
 from __future__ import annotations
@@ -42,10 +49,10 @@ from echo_desk.agent.permissions.options import (
     read_options,
     values,
 )
-from echo_desk.agent.permissions.reading import Argv, Reading, flags_of, spellings_of
+from echo_desk.agent.permissions.reading import Argv, Inner, Reading, flags_of, spellings_of
 from echo_desk.agent.permissions.wrappers import Wrapper, wrapper_reading
 
-__all__ = ["bun_reading", "bunx_reading"]
+__all__ = ["bun_reading", "bunx_reading", "script_words"]
 
 V = Takes.VALUE
 
@@ -104,6 +111,32 @@ _BUILD_NAMED = (
 )
 _BUILD = OptionSet((*_PLAIN, *_CODE, *_BUILD_PLAIN, *_BUILD_WRITES, *_BUILD_NAMED, opt("--compile")),
                    abbreviations=False)
+#: ``bun test --help`` (1.4.5): its own options, less those writing where they say (``_WRITING``);
+#: it takes bun's runtime options too.
+_TEST_OWN = (
+    *flags("--no-orphans -u|--update-snapshots --todo --only --pass-with-no-tests --concurrent --randomize --coverage "
+           "--dots --only-failures --isolate --no-isolate --test-worker"),
+    *values("--timeout --rerun-each --retry --seed --coverage-reporter -t|--test-name-pattern --reporter "
+            "--max-concurrency --path-ignore-patterns --parallel --parallel-delay --shard --timings"),
+    opt("--bail --changed", Takes.OPTIONAL),
+    opt("--update-timings", does=Does.WRITES),  # (writes the file --timings names)
+)
+_TEST = OptionSet((*_PLAIN, *_CODE, *_TEST_OWN, *_WRITING), abbreviations=False)
+#: ``bun install --help`` and ``bun add --help`` (1.4.5, the same options). ``--trust`` runs the
+#: named packages' lifecycle scripts, ``-g`` installs bins into bun's global folder on PATH,
+#: ``--cache-dir`` writes where it says: covered only by naming them.
+_INSTALL = OptionSet((
+    *flags("-y|--yarn -p|--production --no-save --save --dry-run --frozen-lockfile -f|--force --no-cache --silent "
+           "--quiet --verbose --no-progress --no-summary --no-verify --offline --prefer-offline --ignore-scripts "
+           "--no-env-file --save-text-lockfile --lockfile-only --use-system-ca --use-openssl-ca --use-bundled-ca "
+           "-h|--help -d|--dev --optional --peer --save-prod -E|--exact -a|--analyze --only-missing"),
+    *values("--ca --cafile --cwd --backend --registry --concurrent-scripts --network-concurrency --omit --linker "
+            "--minimum-release-age --minimum-release-age-excludes --cpu --os --libc -F|--filter --catalog"),
+    opt("-c --config", V, Does.READS_CODE), opt("--env-file", V, Does.READS_CODE), opt("--trust", does=Does.RUNS),
+    opt("-g --global", does=Does.WRITES), opt("--cache-dir", V, Does.WRITES),
+), abbreviations=False)
+#: The commands whose options are read strictly: an option not in their ``--help`` asks.
+_COMMAND_OPTIONS = {"test": _TEST, **dict.fromkeys(("install", "i", "add", "a"), _INSTALL)}
 #: bun build's file for a writing option given without its value.
 _BUILD_DEFAULT_FILES = {"--metafile": "meta.json", "--metafile-md": "meta.md"}
 #: ``bunx --help``: its options come before the package.
@@ -132,9 +165,58 @@ def bun_reading(argv: Argv, program: str) -> Reading:
                        inners=tuple(i if i.start is None else replace(i, start=i.start + at) for i in inner.inners))
     if at is not None and argv[at] == "build" and not unknown_command:
         return _build_reading(argv, program, at, before)
+    own = _COMMAND_OPTIONS.get(argv[at] or "") if at is not None and not unknown_command else None
+    if at is not None and own is not None:
+        parsed = read_options(argv[at + 1:], own)
+        return Reading(program, flags=(*flags_of(before, _BEFORE), *flags_of(parsed, own)),
+                       spellings=spellings_of(argv, read_options(argv[1:], _ANYWHERE)))
+    if at is not None and argv[at] == "exec" and not unknown_command:
+        # (Bun's own shell, whose grammar the engine does not read: never allowed by a rule)
+        script = argv[at + 1] if len(argv) > at + 1 else None
+        return Reading(program, flags=tuple(flags_of(before, _BEFORE)), inners=(Inner(line=script or "", grammar=None),))
     anywhere = read_options(argv[1:], _ANYWHERE)
     return Reading(program, flags=tuple(flags_of(anywhere, _ANYWHERE)), spellings=spellings_of(argv, anywhere),
                    unreadable=unknown_command)
+
+
+#: bun's own commands (bun 1.4.5: each wins over a package.json script of its name), whose words
+#: are bun's; any other word runs the script (or file) it names with the words after it.
+_OWN_COMMANDS = frozenset({
+    "a", "add", "audit", "build", "bun", "c", "check", "ci", "completions", "config", "create", "dedupe", "discord",
+    "exec", "fmt", "getcompletes", "help", "i", "info", "init", "install", "link", "list", "login", "logout",
+    "outdated", "patch", "patch-commit", "pm", "prune", "publish", "r", "remove", "repl", "rm", "test",
+    "uninstall", "unlink", "up", "update", "upgrade", "whoami", "why", "x",
+})
+
+
+def script_words(argv: Argv) -> list[str | None]:
+    """The words ``bun [options] [run [options]] NAME …`` passes on to the package.json script
+    (or file) NAME: every word after NAME, options too (``bun run build --outDir ../x``, ``bun
+    build2 ../x``; bun 1.4.5). None for bun's own commands; ``None``: a word only known when the
+    line runs, or an option not known before the name, which could take the next word."""
+    at = _name_at(argv, 1)
+    if at is not None and at != _UNKNOWN and argv[at] == "run":
+        at = _name_at(argv, at + 1)
+    elif at is not None and at != _UNKNOWN and argv[at] in _OWN_COMMANDS:
+        return []
+    if at is None:
+        return []
+    return [None] if at == _UNKNOWN else list(argv[at + 1:])
+
+
+#: ``_name_at``'s answer for a name not known here.
+_UNKNOWN = -1
+
+
+def _name_at(argv: Argv, start: int) -> int | None:
+    """Where the first word from ``start`` not one of bun's options stands (``None``: nowhere)."""
+    before = read_options(argv[start:], _BEFORE)
+    if before.dynamic or any(s.option is None for s in before.seen):
+        return _UNKNOWN
+    if before.rest is None:
+        return None
+    at = start + before.rest
+    return _UNKNOWN if argv[at] is None else at
 
 
 def _build_reading(argv: Argv, program: str, at: int, before: Parsed) -> Reading:

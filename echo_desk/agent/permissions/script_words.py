@@ -18,7 +18,12 @@ The test runners such a script names take the same words from a rule naming them
 agent's settings file, a module too, under ``npx mocha **`` and ``npx jest **`` (mocha 11, jest
 30, node 20, under bash and dash, s255). Every word of theirs may name code, and so do the
 tests they find given none: mocha's ./test folder, and for jest every test below its project's
-folder (its words only filter them by pattern).
+folder (its words only filter them by pattern). vitest, ava and tap are read the same way
+(s270): ``npx vitest run --config out/v.cjs`` and ``npx ava --config out/a.config.mjs`` loaded
+the agent's module, ``npx tap out/x.js`` ran it and ``npx tap --before=out/b.js`` ran it first,
+and a plain ``npx vitest run``, ``npx ava`` or ``npx tap`` ran a test the agent wrote into
+``out/`` (vitest 4, ava 7, tap 21, node 20, under bash and dash): each finds tests anywhere
+below its project's folder.
 
 The same words may name where the script's program writes: with the build script ``tsc`` (or
 any program taking an output option), ``npm run build -- --outDir ../x`` wrote ../x under ``npm
@@ -35,6 +40,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from echo_desk.agent.permissions import bun_commands
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.options import read_options
 
@@ -44,24 +50,41 @@ _NPM_SCRIPTS = frozenset({"test", "t", "tst", "start", "stop", "restart"})
 _NPM_RUN = frozenset({"run", "run-script", "rum", "urn"})
 #: pnpm and yarn run a script by its own name too (``pnpm lint``): every command counts.
 _ANY_COMMAND = frozenset({"pnpm", "yarn"})
-#: pnpm's and yarn's own commands (pnpm 10, yarn 1: they win over a script of the same name),
-#: whose words are theirs, not a script's: no write of an unseen program is counted for them.
-_OWN_COMMANDS = frozenset({
-    "config", "info", "view", "list", "ls", "why", "outdated", "audit", "install", "i", "add", "remove", "rm",
-    "upgrade", "update", "up", "cache", "store", "init", "licenses", "owner", "login", "logout", "publish", "pack",
-    "version", "bin", "root", "help", "link", "unlink", "prune", "dedupe", "global", "tag", "whoami",
-})
+#: pnpm's and yarn's own commands whose words are names, not paths (each wins over a script of
+#: its name: pnpm 12.26 and yarn 1.22, checked by a package.json with a script of every name):
+#: no write of an unseen program is counted for them. Not here: the commands that run a script
+#: with the words (pnpm's ``tst``, ``restart``, ``install-test``, ``recursive``; ``yarn ls``,
+#: ``yarn rm``, ``yarn view``… run scripts of those names), that run a package (``create``), or
+#: that write where a word says (``pack``, ``deploy``, ``patch``, ``store``…).
+_OWN_COMMANDS = {
+    "pnpm": frozenset({
+        "add", "approve-builds", "audit", "bin", "bugs", "c", "cache", "cat-index", "ci", "completion", "config",
+        "dedupe", "deprecate", "dist-tag", "dlx", "docs", "doctor", "env", "exec", "find-hash", "get", "help",
+        "home", "i", "ignored-builds", "info", "install", "la", "licenses", "link", "list", "ll", "login", "logout",
+        "ls", "outdated", "owner", "prune", "publish", "rb", "rebuild", "remove", "repo", "rm", "root", "runtime",
+        "sbom", "search", "self-update", "set", "setup", "show", "un", "undeprecate", "uninstall", "unlink",
+        "unpublish", "up", "update", "upgrade", "v", "version", "view", "whoami", "why",
+    }),
+    "yarn": frozenset({
+        "add", "audit", "autoclean", "bin", "cache", "check", "config", "dedupe", "exec", "generate-lock-entry",
+        "global", "help", "import", "info", "install", "licenses", "link", "list", "login", "logout", "outdated",
+        "owner", "prune", "publish", "remove", "tag", "unlink", "upgrade", "upgrade-interactive", "version", "why",
+    }),
+}
 _PROJECT_FILE = "package.json"
 #: Test runners whose every word may name code they load, and the words they act as if given.
-_TEST_RUNNERS: dict[str, tuple[str, ...]] = {"mocha": ("test",), "jest": (".",)}
+_TEST_RUNNERS: dict[str, tuple[str, ...]] = {"mocha": ("test",), "jest": (".",), "vitest": (".",), "ava": (".",),
+                                             "tap": (".",)}
 
 
 def passed(program: str, argv: Sequence[str | None]) -> list[str | None]:
     """The words ``argv`` (``program``: npm, pnpm or yarn) passes to the script it runs (none
-    for a command that runs none), or the words of a test runner (mocha, jest) with the folders
+    for a command that runs none), or the words of a test runner (mocha, jest, vitest, ava, tap) with the folders
     it looks for tests in; ``None``: a word only known when the line runs."""
     if program in _TEST_RUNNERS:
         return [*argv[1:], *_TEST_RUNNERS[program]]
+    if program == "bun":
+        return bun_commands.script_words(tuple(argv))
     if program != "npm" and program not in _ANY_COMMAND:
         return []
     parsed = read_options(argv[1:], table.NPM)
@@ -84,8 +107,8 @@ _NOT_PATHS = re.compile(r"true|false|[0-9]+")
 def written(program: str, argv: Sequence[str | None]) -> list[str | None]:
     """The paths the words npm, pnpm or yarn (``program``) passes to its script may name for the
     script's program to write (``None``: one only known when the line runs); the words of a
-    test runner (mocha, jest) are its own, judged where its options are."""
-    if program in _TEST_RUNNERS or (program in _ANY_COMMAND and _command(argv) in _OWN_COMMANDS):
+    test runner (mocha, jest, vitest, ava, tap) are its own, judged where its options are."""
+    if program in _TEST_RUNNERS or _command(argv) in _OWN_COMMANDS.get(program, ()):
         return []
     words = passed(program, argv)
     found = [p for before, word in zip([None, *words], words, strict=False) for p in paths(word)

@@ -40,6 +40,7 @@ from echo_desk.agent.permissions import (
     name_globs,
     npm_environment,
     option_variables,
+    package_specs,
     pip_projects,
     programs,
     pytest_doctests,
@@ -119,7 +120,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
     if variables is None:
         variables = option_variables.from_environment(tuple(argv))
     found += _npm_environment(program, cwds, home) + _variable_files(variables, cwds, home) + _man_pages(program, cwds)
-    found += _script_words(program, argv, cwds, home)
+    found += _script_words(program, argv, cwds, home) + _package_folders(program, argv, cwds, home)
     names = table.FOLDER_SETTINGS.get(program)
     if names is None:
         # (settings only where an option names them: kubectl --kubeconfig)
@@ -203,6 +204,20 @@ def _script_words(program: str, argv: Sequence[str | None], cwds: Sequence[Path]
     return [place for p in paths
             for place in (Place(p.parent, (p.name,)), *([Place(p, ("file",), below=True, suffixes=("",))]
                                                         if p.is_dir() else []))]
+
+
+def _package_folders(program: str, argv: Sequence[str | None], cwds: Sequence[Path],
+                     home: Path | None) -> list[Place]:
+    """The folders and files the package specs of an installing command name (``package_specs``:
+    ``npm install ./out/pkg`` runs its install scripts): each, and every file below it, from each
+    folder the line runs in and those up to its package.json; a spec not known here: any file."""
+    named = [w for value in package_specs.local(program, argv) for w in _tilde_words(value, home)]
+    if any(value is None for value in named):
+        return [ANY_FILE]
+    paths = list(dict.fromkeys(p for c in script_words.script_folders(cwds) for value in named if value
+                               for p in _both(c / value)))
+    return [place for p in paths
+            for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
 
 
 def _variable_files(variables: option_variables.FromEnvironment, cwds: Sequence[Path],
@@ -554,6 +569,12 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
         sub, code = table.FOLDER_CODE[program]
         found += [Place(f / sub, tuple(f"x{s}" for s in code), below=True, suffixes=code)
                   for c in starts for f in (c, *c.parents)]
+    if program in table.NODE_MODULES_RUNNERS:
+        # ("x": a bin's name, no suffix; not every file, so `**/*.log` lets the agent write none;
+        # the name of the bin it runs too, so `node_modules/.bin/tsc` is seen for `npx tsc`)
+        code_names = ("x", *(f"x{s}" for s in table.NODE_CODE), *_bin_names((runner, *rest)))
+        found += [Place(f / table.NODE_MODULES, code_names, below=True, suffixes=table.NODE_CODE)
+                  for c in starts for f in (c, *c.parents)]
     if program in table.FOLDER_TREES:
         code = table.FOLDER_TREES[program]
         found += [Place(c, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code) for c in starts]
@@ -567,6 +588,14 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
         found += [_place(item) for item in gdb_init.named(gdb_init.init_files(home, starts), starts, home)]
         found += _gdb_loaded(rest, starts, home) + _gdb_system(runner, cwds, home)
     return found
+
+
+def _bin_names(argv: Sequence[str | None]) -> tuple[str, ...]:
+    """The names of the commands a runner of node_modules/.bin runs (``npx tsc``: tsc), which it
+    finds there by that name (and its package's file of the same name the bin links to)."""
+    found = [argv[inner.start] for inner in programs.read(tuple(argv)).inners
+             if inner.line is None and inner.start < len(argv)]
+    return tuple(dict.fromkeys(name for word in found if word and (name := os.path.basename(word))))
 
 
 def _gdb_system(runner: str | None, cwds: Sequence[Path], home: Path | None) -> list[Place]:

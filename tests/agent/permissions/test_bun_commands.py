@@ -78,3 +78,33 @@ def test_bun_build_writes_only_where_the_write_rules_allow(setup: Setup, line: s
 ])
 def test_bun_build_into_a_writable_folder_stays_allowed(setup: Setup, line: str) -> None:
     assert verdict_under(setup, RULES, line).effect is Effect.ALLOW
+
+
+#: s268: ``bun exec SCRIPT`` runs SCRIPT in Bun's own shell (``bun exec "touch ../PWNED"`` made
+#: ../PWNED under ``bun **``: bun 1.4.5, bash and dash), a grammar the engine does not read.
+@pytest.mark.parametrize("line", ['bun exec "touch ../PWNED"', "bun exec ls", "bun --silent exec 'echo hi'"])
+def test_bun_exec_is_never_allowed_by_a_rule(setup: Setup, line: str) -> None:
+    assert verdict_under(setup, RULES + rule_text("bun exec **"), line).effect is not Effect.ALLOW
+
+
+#: s268: ``bun test``, ``bun install`` and ``bun add`` read with the options their ``--help`` lists
+#: (bun 1.4.5): one not listed asks, and ``--trust`` (``bun add --trust ./out/pkg`` ran its install
+#: scripts), ``-g`` (``bun add -g`` wrote bun's global folder in the home folder) and ``--cache-dir``
+#: are covered only by naming them (bash and dash).
+@pytest.mark.parametrize("line", [
+    "bun test --new-option", "bun test --new-option=../x", "bun test --timings t.json --update-timings",
+    "bun install --new-option", "bun i --new-option ../x", "bun add --trust evil", "bun add -g typescript",
+    "bun a --global typescript", "bun install --cache-dir ../x", "bun add -c out/bunfig.toml zod",
+    "bun add --env-file out/e.env zod",
+])
+def test_an_option_bun_s_command_does_not_list_or_that_runs_or_writes_asks(setup: Setup, line: str) -> None:
+    assert verdict_under(setup, RULES, line).effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "bun test", "bun test -t parser --bail", "bun test --timeout 100 src", "bun test --watch --coverage",
+    "bun test -u", "bun install", "bun install --frozen-lockfile", "bun i -p", "bun add -d zod", "bun add -E zod@3",
+    "bun install --ignore-scripts --no-save", "bun add --dev --exact vitest",
+])
+def test_options_bun_s_command_lists_stay_allowed(setup: Setup, line: str) -> None:
+    assert verdict_under(setup, RULES, line).effect is Effect.ALLOW

@@ -150,3 +150,118 @@ def test_a_test_runner_naming_nothing_the_agent_may_write_stays_allowed(setup: S
 def test_jest_where_the_agent_may_write_nothing_below_its_project_stays_allowed(setup: Setup, project: Path) -> None:
     rules = rule_text("[npx jest|cd] **") + writes_allowed("~/scratch/**")
     assert effect_under(setup, rules, "npx jest -c jest.config.js") is Effect.ALLOW
+
+
+#: s270: vitest, ava and tap, read as mocha and jest are. vitest and ava loaded the module their
+#: --config names, tap ran the file it was given and the one --before names, and each ran a test
+#: the agent wrote below its project's folder given no words (vitest 4, ava 7, tap 21, node 20,
+#: under bash and dash: the s270 lines of the hostile corpus).
+MORE_RUNNERS = rule_text("[npx vitest|npx ava|npx tap|vitest|ava|tap|cd] **") + writes_allowed("@workspace/out/**")
+
+
+@pytest.mark.parametrize("line", [
+    "npx vitest run --config out/v.cjs", "npx vitest run -c out/v.mjs", "vitest --config=out/v.js",
+    "npx vitest run", "npx vitest", "vitest --root out", "npx vitest run --setupFiles out/s.js",
+    "npx ava --config out/a.config.mjs", "npx ava out/x.test.js", "ava --require ./out/x.js", "npx ava",
+    "npx tap out/x.js", "npx tap --before=out/b.js", "tap --before out/b.js", "npx tap", "cd out && npx tap",
+])
+def test_vitest_ava_and_tap_naming_or_finding_code_the_agent_may_write_ask(setup: Setup, project: Path,
+                                                                          line: str) -> None:
+    assert effect_under(setup, MORE_RUNNERS, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["npx vitest run", "npx vitest run --config vitest.config.ts", "npx ava --verbose",
+                                  "npx tap --reporter=dot", "npx tap test/a.test.js"])
+def test_vitest_ava_and_tap_where_the_agent_may_write_nothing_below_their_project_stay_allowed(
+        setup: Setup, project: Path, line: str) -> None:
+    rules = rule_text("[npx vitest|npx ava|npx tap] **") + writes_allowed("~/scratch/**")
+    assert effect_under(setup, rules, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("runner", "settings"), [
+    ("vitest run", "vitest.config.mjs"), ("vitest run", "vite.config.ts"), ("ava", "ava.config.mjs"),
+    ("ava", "ava.config.json"), ("tap", ".taprc"),
+])
+def test_their_settings_found_from_a_folder_below_count(setup: Setup, project: Path, runner: str,
+                                                        settings: str) -> None:
+    (project / "src" / "package.json").write_text("{}", encoding="utf-8")
+    rules = rule_text(f"[npx {runner}|cd] **") + writes_allowed(f"@workspace/{settings}")
+    assert effect_under(setup, rules, f"cd src && npx {runner}") is not Effect.ALLOW
+
+
+#: s268: bun passes every word after a script's name on to it, whether ``bun run NAME`` or
+#: ``bun NAME`` runs the script (a build script ``node b.js`` wrote where its --outDir said, and
+#: ``bun build2 ../x`` where its first word said: bun 1.4.5, node 20, under bash and dash).
+BUN = rule_text("[bun|cd] **") + writes_allowed("@workspace/out/**")
+
+
+@pytest.fixture
+def bun_project(project: Path) -> Path:
+    scripts = {"test": "node --test", "build": "tsc", "build2": "node b.js", "lint": "eslint ."}
+    (project / "package.json").write_text(json.dumps({"scripts": scripts}), encoding="utf-8")
+    return project
+
+
+@pytest.mark.parametrize("line", [
+    "bun run build --outDir ../x",
+    "bun run build -- --outDir ../x",
+    "bun run --silent build2 ../x",
+    "bun build2 ../x",  # (a script run by its own name)
+    "bun --silent build2 --outDir=../x",
+    "bun run test --test-reporter=spec --test-reporter-destination=PWNED",
+    "cd src && bun run build2 lib",  # (below the folder the script runs in)
+    "bun run build2 $OUT",
+])
+def test_a_word_bun_passes_to_the_script_naming_a_place_the_agent_may_not_write_asks(
+        setup: Setup, bun_project: Path, line: str) -> None:
+    assert effect_under(setup, BUN, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "bun run build", "bun run test -- --watch=false", "bun build2", "bun run lint --fix", "bun --silent run lint -u",
+    "bun build ./src/a.ts --outdir out",  # (bun's own bundler: its own options say where it writes)
+])
+def test_words_bun_passes_naming_nothing_outside_the_writable_places_stay_allowed(
+        setup: Setup, bun_project: Path, line: str) -> None:
+    assert effect_under(setup, BUN, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("line", "words"), [
+    (("bun", "run", "build", "--outDir", "../x"), ["--outDir", "../x"]),
+    (("bun", "run", "--silent", "build", "--silent", "a"), ["--silent", "a"]),  # (bun's until the name)
+    (("bun", "build2", "a"), ["a"]),
+    (("bun", "--cwd", "p", "build2", "a"), ["a"]),
+    (("bun", "run", "test", "a"), ["a"]),  # (the script: `bun test` is bun's runner)
+    (("bun", "test", "a"), []),
+    (("bun", "build", "a.ts", "--outdir", "x"), []),  # (judged as bun build's own)
+    (("bun", "x", "tsc", "a"), []),
+    (("bun", "run"), []),
+    (("bun", "--what", "build2", "a"), [None]),  # (--what may take build2 as its value)
+    (("bun", None, "a"), [None]),
+    (("bun", "run", None, "a"), [None]),
+])
+def test_the_words_bun_passes_to_the_script(line: tuple[str | None, ...], words: list[str | None]) -> None:
+    assert passed("bun", line) == words
+
+
+#: s268: the commands pnpm 12.26 and yarn 1.22 take as their own, checked against the programs
+#: (a package.json with a script of every name): a script named like one of s262's list ran
+#: with the words after it (``yarn ls ../x``, ``yarn view ../x``, ``yarn i ../x``, ``pnpm tag
+#: ../x`` wrote ../x with the script ``node b.js``, under bash and dash).
+@pytest.mark.parametrize("line", [
+    "yarn ls ../x", "yarn view ../x", "yarn rm ../x", "yarn i ../x", "yarn up ../x", "yarn whoami ../x",
+    "yarn root ../x", "yarn store ../x", "yarn update ../x", "pnpm tag ../x", "pnpm global ../x",
+    "pnpm pack --pack-destination ../x", "pnpm deploy ../x", "pnpm recursive build ../x",
+])
+def test_a_script_named_like_a_command_the_program_does_not_have_gets_its_words_judged(
+        setup: Setup, project: Path, line: str) -> None:
+    assert effect_under(setup, RULES + rule_text("[pnpm|yarn] **"), line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "yarn config get registry", "yarn info react version", "yarn why react", "yarn remove react",
+    "pnpm view react version", "pnpm ls react", "pnpm why react", "pnpm remove react", "pnpm update react",
+])
+def test_the_program_s_own_commands_pass_no_words(setup: Setup, project: Path, line: str) -> None:
+    assert effect_under(setup, RULES + rule_text("[pnpm|yarn] **"), line) is Effect.ALLOW
+
