@@ -4,17 +4,23 @@ An official MCP SDK client calls server-everything's ``echo`` (auto-allowed) thr
 gateway --client bench``, which hands the client's pipes to the app side (``gateway_app.py``'s app,
 started here with ``--app``: time stamps are taken along the call's path there). Stages, in the app:
 
+    read → in         the client's bytes reaching the app's reader until the line is taken by hand
     in → session      the request line taken by hand (``HandServed.take``) until ``ClientSession.call``
     session → tool    the dispatcher's steps before the tool runs (``MCPTool.execute``)
     tool → server     the MCP call until its request line is written to the server
-    server            from that write until the server's answer line is read
-    server → client   from that line until the answer to the client is written
+    server            from that write until the server's answer reaches the app's reader
+    answer → lane     from there until the lane is given the answer line
+    lane → client     from that line until the answer to the client is written
+
+Beside each stage's median time, the median number of turns of the MCP loop it took (a turn: one
+pass of the loop over what is ready; each hop from a callback to a task, or a task to a task,
+costs one).
 
 Then the same calls again with the app's MCP thread under cProfile: Python calls per call
 (deterministic, whatever the load). The machine's load is printed: on a busy machine every stage is
 slower. Needs server-everything (scripts/install-mcp-test-servers.sh).
 
-Run: PYTHONPATH=. python bench/gateway_stages.py [calls]
+Run: PYTHONPATH=. python bench/gateway_stages.py [calls] [--top N]
 """
 
 from __future__ import annotations
@@ -36,9 +42,12 @@ ROOT = Path(__file__).resolve().parents[1]
 # Run as a script, this file's folder comes first on sys.path: keep it from shadowing anything.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 EVERYTHING = ROOT / "tests/mcp/servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-STAGES = ("in", "session", "tool", "sent", "answer", "out")
-NAMES = {("in", "session"): "in → session", ("session", "tool"): "session → tool", ("tool", "sent"): "tool → server",
-         ("sent", "answer"): "server", ("answer", "out"): "server → client"}
+STAGES = ("read", "in", "session", "tool", "sent", "arrived", "answer", "out")
+NAMES = {("read", "in"): "read → in", ("in", "session"): "in → session", ("session", "tool"): "session → tool",
+         ("tool", "sent"): "tool → server", ("sent", "arrived"): "server", ("arrived", "answer"): "answer → lane",
+         ("answer", "out"): "lane → client"}
+#: Turns of the MCP loop so far (``_count_turns``); each stamp takes the count beside the time.
+TURNS = [0]
 
 
 def stamped_app() -> None:
@@ -50,17 +59,31 @@ def stamped_app() -> None:
     async def main() -> None:
         async with headless_app() as runtime:
             assert runtime.mcp is not None
+            _count_turns(runtime.mcp.loop)
             await _serve_commands(stamps, runtime.mcp.loop)
 
     asyncio.run(main())
 
 
-def _stamp_stages() -> dict[str, list[float]]:
-    """Wrap each stage's first function to stamp the time it is entered."""
-    from echo_desk.gateway import handshake, session
-    from echo_desk.mcp import stdio_transport, tool
+def _count_turns(loop: Any) -> None:
+    """Count the turns of ``loop`` (a pure-Python asyncio loop: ``_run_once`` is one turn)."""
+    real = loop._run_once
 
-    stamps: dict[str, list[float]] = {stage: [] for stage in STAGES}
+    def counted() -> None:
+        TURNS[0] += 1
+        real()
+
+    loop._run_once = counted
+
+
+def _stamp_stages() -> dict[str, list[tuple[float, int]]]:
+    """Wrap each stage's first function to stamp the time (and the loop's turn) it is entered."""
+    from asyncio import base_subprocess
+
+    from echo_desk.gateway import client_lines, handshake, session
+    from echo_desk.mcp import call_lane, server_lines, stdio_transport, tool
+
+    stamps: dict[str, list[tuple[float, int]]] = {stage: [] for stage in STAGES}
 
     def before(owner: Any, name: str, stage: str, when: Any = None) -> None:
         real = getattr(owner, name)
@@ -68,27 +91,32 @@ def _stamp_stages() -> dict[str, list[float]]:
         if asyncio.iscoroutinefunction(real):
             async def stamping_async(self: Any, *args: Any, **kwargs: Any) -> Any:
                 if when is None or when(*args):
-                    taken.append(time.perf_counter())
+                    taken.append((time.perf_counter(), TURNS[0]))
                 return await real(self, *args, **kwargs)
             setattr(owner, name, stamping_async)
         else:
             def stamping(self: Any, *args: Any, **kwargs: Any) -> Any:
                 if when is None or when(*args):
-                    taken.append(time.perf_counter())
+                    taken.append((time.perf_counter(), TURNS[0]))
                 return real(self, *args, **kwargs)
             setattr(owner, name, stamping)
 
+    # Bytes reaching a reader of the MCP loop: the client's request (its pipe's protocol may take
+    # it in the read, without a stream), and the server's answer to the lane.
+    before(client_lines.ClientPipe, "data_received", "read", lambda data: b"tools/call" in data)
+    for pipe_protocol in (base_subprocess.ReadSubprocessPipeProto, server_lines.ServerLines):  # whichever reads it
+        before(pipe_protocol, "data_received", "arrived", lambda data: b'"echo-desk-lane-' in data)
     before(handshake.HandServed, "take", "in", lambda line: b"tools/call" in line)
     before(session.ClientSession, "call", "session")
     before(tool.MCPTool, "execute", "tool")
     before(stdio_transport._Wire, "send_line", "sent")
-    before(stdio_transport._Wire, "_deliver", "answer")
+    before(call_lane.CallLane, "take_line", "answer", lambda line: b'"echo-desk-lane-' in line)
     attach = handshake.HandServed.attach
 
     def attach_stamped(self: Any, write: Any, fail: Any) -> None:
         async def stamped_write(data: bytes) -> None:
             if b'"result":{"content"' in data:
-                stamps["out"].append(time.perf_counter())
+                stamps["out"].append((time.perf_counter(), TURNS[0]))
             await write(data)
         attach(self, stamped_write, fail)
 
@@ -96,7 +124,7 @@ def _stamp_stages() -> dict[str, list[float]]:
     return stamps
 
 
-async def _serve_commands(stamps: dict[str, list[float]], loop: asyncio.AbstractEventLoop) -> None:
+async def _serve_commands(stamps: dict[str, list[tuple[float, int]]], loop: asyncio.AbstractEventLoop) -> None:
     profile = cProfile.Profile()
 
     async def on_mcp_thread(work: Any) -> None:
@@ -118,8 +146,8 @@ async def _serve_commands(stamps: dict[str, list[float]], loop: asyncio.Abstract
         elif command == b"s":
             n = min(len(taken) for taken in stamps.values())
             last = {stage: taken[-n:] for stage, taken in stamps.items()}
-            print(json.dumps({NAMES[a, b]: statistics.median(y - x for x, y in zip(last[a], last[b], strict=True))
-                              for a, b in NAMES} | {"n": n}), flush=True)
+            print(json.dumps({NAMES[a, b]: [statistics.median(y[i] - x[i] for x, y in zip(last[a], last[b], strict=True))
+                                            for i in (0, 1)] for a, b in NAMES} | {"n": n}), flush=True)
             continue
         elif command == b"p":
             await on_mcp_thread(enable)
@@ -186,17 +214,23 @@ async def measure(n: int) -> None:
         profile = pstats.Stats(os.environ["ECHO_DESK_BENCH_PROFILE"])
         print(f"{n} calls of everything__echo through the handing gateway (machine load: {os.getloadavg()[0]:.1f})")
         print(f"  client's round trip: median {statistics.median(taken) * 1000:.3f} ms")
-        print("  in the app, medians: " + "; ".join(f"{name} {stages[name] * 1e6:.0f} µs" for name in NAMES.values()))
+        print("  in the app, medians: " + "; ".join(f"{name} {stages[name][0] * 1e6:.0f} µs ({stages[name][1]:g} turns)"
+                                                   for name in NAMES.values()))
         print(f"  the app's MCP thread: {profile.total_calls / n:.0f} Python calls per call")  # type: ignore[attr-defined]
+        if TOP:
+            profile.sort_stats("tottime").print_stats(TOP)
     finally:
         app.stdin.close()
         await asyncio.wait_for(app.wait(), 60)
         shutil.rmtree(base, ignore_errors=True)
 
 
+#: ``--top N``: also the N functions of the MCP thread with the most time of their own (under cProfile).
+TOP = int(sys.argv[sys.argv.index("--top") + 1]) if "--top" in sys.argv else 0
+
 if __name__ == "__main__":
     if "--app" in sys.argv:
         stamped_app()
     else:
-        numbers = [a for a in sys.argv[1:] if a.isdigit()]
+        numbers = [a for a in sys.argv[1:] if a.isdigit() and a != str(TOP)]
         asyncio.run(measure(int(numbers[0]) if numbers else 300))

@@ -245,11 +245,12 @@ def _envelope(call: ToolCall, result: ToolResult) -> Envelope:
     content = storable_text(cap_content(result.output))
     if result.success:
         return Envelope(ok=True, tool=call.name, call_id=call.id, content=content,
-                        file_changes=result.file_changes, metadata=result.metadata)
+                        file_changes=result.file_changes, metadata=result.metadata, planted=result.planted,
+                        planted_in=result.planted_in)
     assert result.error_kind is not None
     return Envelope(ok=False, tool=call.name, call_id=call.id, content=content,
                     error=storable_text(result.error), error_kind=result.error_kind, file_changes=result.file_changes,
-                    metadata=result.metadata)
+                    metadata=result.metadata, planted=result.planted, planted_in=result.planted_in)
 
 
 def new_call_id() -> str:

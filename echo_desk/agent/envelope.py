@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from echo_desk.i18n import deferred_as_json, for_model
+from echo_desk.tools.planted import Planted
 from echo_desk.tools.results import ErrorKind, FileChange
 
 SCHEMA = "echo_desk_tool_output_v1"
@@ -43,6 +44,9 @@ class Envelope:
     file_changes: tuple[FileChange, ...] = ()
     #: Not sent to the model: for the UI card (e.g. rows for a grid) and the audit.
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: What the call tried to plant, put aside or back (``ToolResult.planted``): for the audit.
+    planted: tuple[Planted, ...] = ()
+    planted_in: str = ""
 
     def __post_init__(self) -> None:
         if not self.ok and (not self.error or self.error_kind is None):

@@ -11,6 +11,10 @@ Each line goes first to the session served by hand (``handshake.HandServed``); w
 goes to the SDK's server, opened for the session only then (``sdk_session``). Nothing here
 imports the SDK, so a client is answered without waiting for it.
 
+A line read off the pipe while the reader task waits for bytes, with nothing read before it still
+unhandled, is offered to the session in the read itself (``client_lines``): a turn of the loop
+sooner than the reader task would; the lines it leaves go through the reader task, in order.
+
 While serving, fd 0 reads ``/dev/null`` and fd 1 writes to stderr, so a stray print or a child
 process cannot corrupt the protocol; both are restored afterwards.
 """
@@ -28,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from echo_desk.common.json_text import UNREADABLE, read_json
+from echo_desk.gateway.client_lines import ClientPipe, LinesInRead, holds_nothing, offering
 from echo_desk.gateway.handshake import HandServed, is_request_id
 from echo_desk.gateway.protocol import read_in_small_chunks
 
@@ -109,6 +114,10 @@ class Intake:
         if self._dropping is not None:
             return None
         return bytes(self._partial) + self._chunk[self._start:]
+
+    def drained(self) -> bool:
+        """Nothing read is left to give out, and no line is begun."""
+        return self._start >= len(self._chunk) and not self._partial and self._dropping is None
 
 
 def lines(reader: asyncio.StreamReader, cap: int) -> AsyncIterator[bytes | Oversize]:
@@ -208,6 +217,8 @@ class Wire:
     halt: Callable[[], Awaitable[bytes]] = _nothing_held
     #: Until everything written has gone into the client's pipe (``ConnectionError`` past the deadline).
     flush: Callable[[], Awaitable[None]] = _nothing_to_flush
+    #: The client's pipe's protocol, to take lines in the read; ``None``: lines come through ``reader`` only.
+    pipe: ClientPipe | None = None
 
 
 @contextlib.asynccontextmanager
@@ -234,8 +245,8 @@ async def pipe_wire(wire_in: int, wire_out: int, deadline: float | None = None, 
     if unread:
         reader.feed_data(unread)
     try:
-        read_pipe, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0))
+        read_pipe, client_pipe = await loop.connect_read_pipe(
+            lambda: ClientPipe(reader), os.fdopen(wire_in, "rb", buffering=0))
     except BaseException:
         for fd in (wire_in, wire_out):
             with contextlib.suppress(OSError):
@@ -272,7 +283,7 @@ async def pipe_wire(wire_in: int, wire_out: int, deadline: float | None = None, 
         return await reader.read()  # at the end of file, all the reader holds comes at once
 
     try:
-        yield Wire(reader, write, (wire_in, wire_out), halt, flush)
+        yield Wire(reader, write, (wire_in, wire_out), halt, flush, client_pipe)
     finally:
         read_pipe.close()
         write_pipe.close()
@@ -289,6 +300,8 @@ class Serving:
         self.reading: asyncio.Task[None] | None = None
         self.halted = False
         self.between_lines = False
+        #: Takes the client's lines in the read while the reader waits for them.
+        self.in_read: LinesInRead | None = None
 
     async def stop_reading(self) -> bytes | None:
         """Take no more lines (the session goes on: its calls still answer); what was read and
@@ -297,13 +310,18 @@ class Serving:
         reading = self.reading
         if reading is None or self.intake is None:
             return None
-        if self.between_lines:
+        if self.between_lines and not (self.in_read is not None and self.in_read.pending):
             reading.cancel()  # waiting for bytes: nothing is half taken
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await reading  # else the line being taken is taken whole first
         if not reading.cancelled() and reading.exception() is not None:
             return None  # the client stopped reading: the session ends anyway
         return self.intake.unread()
+
+    def waiting(self) -> bool:
+        """The reader waits for the client's bytes, with nothing it read still to give out."""
+        return self.between_lines and not self.halted and self.intake is not None \
+            and self.intake.drained() and holds_nothing(self.intake.reader)
 
     async def answered(self) -> None:
         """Until every answer and notice of the session is written to the client (new ones may
@@ -326,6 +344,7 @@ async def serve(wire: Wire, hand: HandServed, open_sdk: OpenSdk, cap: int = MAX_
     seen = serving if serving is not None else Serving()
     intake = seen.intake = Intake(wire.reader, cap)
     seen.hand = hand
+    in_read = seen.in_read = LinesInRead(hand.take, seen.waiting, cap)
 
     def end(_why: BaseException | None = None) -> None:
         if not stop.done():
@@ -346,7 +365,7 @@ async def serve(wire: Wire, hand: HandServed, open_sdk: OpenSdk, cap: int = MAX_
                                             f"Request too large: {line.size / 1e6:.1f} MB "
                                             f"(Echo Desk accepts up to {cap / 1e6:.1f} MB)"))
                 continue
-            if not line.strip() or hand.take(line):
+            if not line.strip() or (not in_read.offered() and hand.take(line)):
                 continue
             refused = not_jsonrpc(line)
             if refused is not None:
@@ -368,7 +387,8 @@ async def serve(wire: Wire, hand: HandServed, open_sdk: OpenSdk, cap: int = MAX_
     reading = seen.reading = asyncio.ensure_future(pump_in())
     reading.add_done_callback(read_ended)
     try:
-        await stop
+        with offering(wire.pipe, in_read):
+            await stop
     finally:
         reading.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -376,3 +396,4 @@ async def serve(wire: Wire, hand: HandServed, open_sdk: OpenSdk, cap: int = MAX_
         await hand.aclose()
         if seen.sdk is not None:
             await seen.sdk.aclose()
+

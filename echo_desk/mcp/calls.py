@@ -18,6 +18,7 @@ import asyncio
 import collections
 import contextlib
 import logging
+import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ from pydantic import ValidationError
 
 from echo_desk.i18n import N_, deferred, for_person
 from echo_desk.mcp.connection import Ending, address_of, gone_detail
+from echo_desk.mcp.own_folder import own_folder_of
 from echo_desk.mcp.question_caps import UnshowableForm, cap_question
 from echo_desk.mcp.results import convert_result, with_planted
 from echo_desk.mcp.status import STATE_LABELS, ManagerClosed
@@ -44,6 +46,7 @@ from echo_desk.tools import (
 )
 
 if TYPE_CHECKING:
+    from echo_desk.mcp.config import ServerConfig
     from echo_desk.mcp.connection import ServerConnection
     from echo_desk.mcp.owner import CallOwner
 
@@ -175,7 +178,8 @@ class CallRouter:
         # A failed call says, as an answered one does, what the check after the server's end put
         # aside (it may have ended under this call, or on its own before it).
         left = self._manager.take_left(server)
-        return with_planted(result, left, self._manager.config_of(server).allowed_domains) if left else result
+        config = self._manager.config_of(server)
+        return with_planted(result, left, config.allowed_domains, _folder_of(config)) if left else result
 
     async def _call(
         self, server: str, registry_name: str, tool: str, arguments: dict[str, Any], ctx: ToolExecutionContext
@@ -208,7 +212,8 @@ class CallRouter:
                 converted = convert_result(result, server=server, tool=tool)
                 # With what the check after its last process's end put aside (that end was told no one).
                 found = (*manager.take_left(server), *await conn.planted())
-                converted = with_planted(converted, found, manager.config_of(server).allowed_domains)
+                config = manager.config_of(server)
+                converted = with_planted(converted, found, config.allowed_domains, _folder_of(config))
         except TimeoutError:
             return ToolResult.fail(ErrorKind.TIMEOUT, for_person(
                 f"{server}/{tool} did not answer within {timeout:g} s{conn.unreadable_since(unreadable)}",
@@ -298,3 +303,8 @@ class CallRouter:
         if answer.action is AnswerAction.ACCEPT:
             return types.ElicitResult(action="accept", content=apply_defaults(schema, capped.restore(dict(answer.values))))
         return types.ElicitResult(action="decline" if answer.action is AnswerAction.DECLINE else "cancel")
+
+
+def _folder_of(config: ServerConfig) -> str:
+    """The folder a sandboxed server works in (the guard's): what it planted is relative to it."""
+    return os.path.expanduser(config.cwd) if config.cwd else str(own_folder_of(config.name, sandboxed=True))

@@ -9,7 +9,7 @@ pipe through); here that name, in the SDK's module only, builds the same stream 
 counted: once a line passes the cap, the server is failed with why (``on_too_long``, set for the
 connection being opened) and the stream ends for the reader, which then drops the rest of what
 the server writes unread until the connection closes it. Its memory stays at the cap. Echo Desk's
-own stdio transport (``stdio_transport``) reads through the same count (``capped``).
+own stdio transport (``stdio_transport``) reads through the same count (``capped``, ``counted``).
 """
 
 from __future__ import annotations
@@ -35,33 +35,58 @@ MAX_LINE_BYTES = 16 * 1024 * 1024
 _on_too_long: ContextVar[Callable[[], None] | None] = ContextVar("echo_desk_mcp_line_too_long", default=None)
 
 
-class _CappedLines(ByteReceiveStream):
-    """``stream`` as it is, until a line (the bytes since the last newline) passes ``limit``:
-    then ``too_long`` is called once and the stream ends."""
+class LineCount:
+    """How long the line still coming is, read after read; once a line passes ``limit``,
+    ``too_long`` is called (once) and every read after that passes it too."""
 
-    def __init__(self, stream: ByteReceiveStream, too_long: Callable[[], None] | None, limit: int) -> None:
-        self._stream = stream
+    def __init__(self, too_long: Callable[[], None] | None, limit: int = MAX_LINE_BYTES) -> None:
         self._too_long = too_long
         self._limit = limit
         self._line = 0
         self._over = False
 
-    async def receive(self, max_bytes: int = 65536) -> bytes:
+    @property
+    def over(self) -> bool:
+        return self._over
+
+    def passed(self, chunk: bytes) -> bool:
+        """Whether the line ``chunk`` continues (or one it holds) passes the cap."""
         if self._over:
-            raise anyio.EndOfStream
-        chunk = await self._stream.receive(max_bytes)
+            return True
         # The line a newline ends counts what came before this read: counted from the newline
         # on only, a line that passed the cap in the read that ended it (up to a read, 64 KB,
         # over) was let through whole.
         lines = chunk.split(b"\n")
         longest = max([self._line + len(lines[0]), *(len(line) for line in lines[1:])])
         self._line = len(lines[-1]) if len(lines) > 1 else longest
-        if longest > self._limit:
-            self._over = True
-            if self._too_long is not None:
-                self._too_long()
-            else:
-                log.warning("an MCP server wrote a line longer than %d bytes: the rest is not read", self._limit)
+        if longest <= self._limit:
+            return False
+        self._over = True
+        if self._too_long is not None:
+            self._too_long()
+        else:
+            log.warning("an MCP server wrote a line longer than %d bytes: the rest is not read", self._limit)
+        return True
+
+
+def counted() -> LineCount:
+    """A count for the server whose connection is being opened in this context (``reporting_to``)."""
+    return LineCount(_on_too_long.get())
+
+
+class _CappedLines(ByteReceiveStream):
+    """``stream`` as it is, until a line (the bytes since the last newline) passes ``limit``:
+    then ``too_long`` is called once and the stream ends."""
+
+    def __init__(self, stream: ByteReceiveStream, too_long: Callable[[], None] | None, limit: int) -> None:
+        self._stream = stream
+        self._count = LineCount(too_long, limit)
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        if self._count.over:
+            raise anyio.EndOfStream
+        chunk = await self._stream.receive(max_bytes)
+        if self._count.passed(chunk):
             raise anyio.EndOfStream
         return chunk
 

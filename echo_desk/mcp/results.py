@@ -114,10 +114,12 @@ def convert_result(result: types.CallToolResult, *, server: str, tool: str) -> T
     return ToolResult.ok(text, metadata=metadata)
 
 
-def with_planted(result: ToolResult, planted: tuple[Planted, ...], domains: tuple[str, ...] = ()) -> ToolResult:
+def with_planted(result: ToolResult, planted: tuple[Planted, ...], domains: tuple[str, ...] = (),
+                 folder: str = "") -> ToolResult:
     """``result`` of a sandboxed server working in a folder the person chose, with what the check
-    after the call put aside: on its card (the ``sandbox`` facts a command's card shows) and in
-    words for the model. Unchanged when nothing was found."""
+    after the call put aside: on its card (the ``sandbox`` facts a command's card shows), in words
+    for the model, and typed for the audit log (``folder``: the server's, the entries' paths are
+    relative to it). Unchanged when nothing was found."""
     if not planted:
         return result
     facts = {"sandboxed": True, "server": True, "domains": list(domains), "planted": [p.to_json() for p in planted]}
@@ -126,5 +128,5 @@ def with_planted(result: ToolResult, planted: tuple[Planted, ...], domains: tupl
             "They were moved out of the folder; do not try to work around this.")
     metadata = {**result.metadata, "sandbox": facts}
     if result.success:
-        return replace(result, output=result.output + note, metadata=metadata)
-    return replace(result, error=result.error + note, metadata=metadata)
+        return replace(result, output=result.output + note, metadata=metadata, planted=planted, planted_in=folder)
+    return replace(result, error=result.error + note, metadata=metadata, planted=planted, planted_in=folder)

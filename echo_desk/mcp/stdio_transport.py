@@ -7,7 +7,9 @@ between it and the session. An app's ``tools/call`` took about ten event-loop tu
 of the app's CPU of a gateway call (``bench/gateway.py``). Here the reader hands each line to the
 lane first (its answers go straight to the waiting call, read as plain JSON and checked against the
 same models), the rest to the session as the SDK's reader does, and the lane writes its requests
-straight to the server's stdin.
+straight to the server's stdin. The server's stdout is read off its pipe by ``server_lines``, which
+offers each line to the lane within the read itself (two turns fewer per call than through the
+subprocess transport's stream and the reader task); the reader task takes the rest, in order.
 
 The rest is the SDK's own code, borrowed: starting the process (in its own session, with the
 default environment), the drain of what the server still writes, and the shutdown (flush, close
@@ -34,6 +36,7 @@ from mcp.shared.message import SessionMessage
 
 from echo_desk.mcp import line_cap
 from echo_desk.mcp.call_lane import CallLane, Incoming, through_lane
+from echo_desk.mcp.server_lines import ServerLines
 from echo_desk.mcp.server_process import ServerProcess
 
 log = logging.getLogger(__name__)
@@ -99,6 +102,9 @@ class _Wire:
         self.shutting_down = False
         self.writer_done = anyio.Event()
         self.lane = CallLane(self.session_reads, self.session_writes, self.send_line)
+        #: The server's stdout read off its pipe, the lane's answers taken within the read (and the
+        #: stream holding what came before); ``None``: read through ``stdout`` (``server_lines``).
+        self.lines = ServerLines.install(process, self.lane.take_line, line_cap.counted())
         #: The asyncio writer under anyio's stdin stream (``None`` if this anyio keeps it elsewhere).
         stream = getattr(self.stdin, "_stream", None)
         self._stdin_writer: asyncio.StreamWriter | None = stream if isinstance(stream, asyncio.StreamWriter) else None
@@ -142,12 +148,29 @@ class _Wire:
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     return  # the session is gone; only the drain remains
 
+    async def _take_lines(self, lines: ServerLines, earlier: asyncio.StreamReader) -> None:
+        try:
+            before = await earlier.read()  # it ends once all that came before the switch is in
+        except Exception:  # noqa: BLE001 — closed under the read (our shutdown): nothing came before
+            before = b""
+        lines.begin(before)
+        while (line := await lines.next_line()) is not None:
+            try:
+                await self._deliver(line)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return  # the session is gone; what the server still writes is dropped (``close``)
+
     async def stdout_reader(self) -> None:
         try:
             async with self.to_session:
                 try:
-                    await self._read_lines()
+                    if self.lines is not None:
+                        await self._take_lines(*self.lines)
+                    else:
+                        await self._read_lines()
                 finally:
+                    if self.lines is not None:
+                        self.lines[0].close()
                     await sdk_stdio._drain_stdout(self.process)
         except anyio.ClosedResourceError:
             pass  # our own shutdown closed the stdout stream under the read

@@ -1,56 +1,7 @@
-"""What a command planted, as the guard reports it: plain values, apart from the guard's
-machinery so that the transcript's card reads them without loading the guard."""
+"""What a command planted (``Planted``, ``Change``): plain values kept with the tools' result
+types (``tools/planted.py``), since a call's result carries them to its audit record; named here
+too, where the sandbox's guard makes them."""
 
-from __future__ import annotations
+from echo_desk.tools.planted import Change, Planted
 
-import enum
-import os
-from dataclasses import dataclass
-
-
-class Change(enum.StrEnum):
-    CREATED = "created"
-    CHANGED = "changed"
-    REMOVED = "removed"
-
-
-@dataclass(frozen=True)
-class Planted:
-    """One thing a command left that could make a program run code later, and what was done."""
-
-    #: Relative to its workspace, ``/``-separated.
-    path: str
-    change: Change
-    #: The version from before the command is in place again.
-    put_back: bool = False
-    #: Where what the command left was moved ('' when there was nothing to keep or it was too large).
-    kept: str = ""
-    #: What the command left could not be taken out of the workspace: it is still there.
-    still_there: bool = False
-
-    @property
-    def shown(self) -> str:
-        """``path`` as text: a name's bytes that are not UTF-8 (``os.fsdecode`` makes them lone
-        surrogates, which no UTF-8 store or JSON text takes) written as ``\\xff`` escapes."""
-        return _text(self.path)
-
-    def to_json(self) -> dict[str, object]:
-        return {"path": self.shown, "change": self.change.value, "put_back": self.put_back,
-                "kept": _text(self.kept), "still_there": self.still_there}
-
-    @property
-    def english(self) -> str:
-        """For the model (the card translates from the values)."""
-        if self.still_there:
-            done = "could not be removed: it is still in the workspace, do not use it"
-        elif self.change is Change.REMOVED:
-            done = "put back" if self.put_back else "could not be put back"
-        else:
-            done = f"moved to {_text(self.kept)}" if self.kept else "deleted"
-            if self.change is Change.CHANGED:
-                done += "; the earlier version is back" if self.put_back else "; the earlier version could not be put back"
-        return f"{self.shown} ({self.change.value}; {done})"
-
-
-def _text(name: str) -> str:
-    return os.fsencode(name).decode("utf-8", "backslashreplace")
+__all__ = ["Change", "Planted"]

@@ -26,6 +26,7 @@ import contextlib
 import enum
 import json
 import logging
+import os
 import queue
 import sqlite3
 import threading
@@ -41,6 +42,7 @@ from echo_desk.store.audit_journal import Journal, journal_path, json_items
 from echo_desk.store.not_saved import storage_failure_text
 from echo_desk.store.private import connect_private
 from echo_desk.store.redact import redact, redact_for_storing, redact_text
+from echo_desk.tools.planted import Planted
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +66,8 @@ CREATE TABLE IF NOT EXISTS audit (
     rule_source TEXT NOT NULL DEFAULT '',
     grant_id TEXT NOT NULL DEFAULT '',
     client TEXT NOT NULL DEFAULT '',
-    event TEXT NOT NULL DEFAULT 'call'
+    event TEXT NOT NULL DEFAULT 'call',
+    planted TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX IF NOT EXISTS audit_conversation ON audit(conversation_id);
 CREATE INDEX IF NOT EXISTS audit_tool ON audit(tool);
@@ -72,8 +75,10 @@ CREATE INDEX IF NOT EXISTS audit_tool ON audit(tool);
 CREATE TABLE IF NOT EXISTS audit_journal (id INTEGER PRIMARY KEY CHECK (id = 1), folded INTEGER NOT NULL);
 """
 #: Columns of a stored row (a journal line with fewer or more is not one), and of one a journal
-#: written before ``event`` holds (a call's: it is replayed as one).
-_COLUMNS = 18
+#: written before ``planted`` holds (nothing planted), or before ``event`` (a call's: it is
+#: replayed as one).
+_COLUMNS = 19
+_COLUMNS_BEFORE_PLANTED = 18
 _COLUMNS_BEFORE_EVENTS = 17
 
 
@@ -118,12 +123,17 @@ class AuditRecord:
     event: Event = Event.CALL
     #: The tool's hidden parameters: masked in the row as secret-named ones are.
     hidden: tuple[str, ...] = ()
+    #: What the call tried to plant that would run code later, put aside or back by the sandbox,
+    #: and the workspace its paths are relative to ('' : they stay relative).
+    planted: Sequence[Planted] = ()
+    planted_in: str = ""
 
     def row(self) -> tuple[Any, ...]:
         """The stored row; every text column is redacted by secret shape (before it reaches the
         journal) and storable: arguments a model or a client sent may hold lone surrogates (a JSON
         ``"\\udcff"``), which SQLite refuses — once, that ended the writer thread."""
-        return self.start().row(self.at, self.ok, self.error_kind, self.error, self.duration_ms, self.file_changes)
+        return self.start().row(self.at, self.ok, self.error_kind, self.error, self.duration_ms, self.file_changes,
+                                self.planted, self.planted_in)
 
     def start(self) -> RowStart:
         """The columns of its row known before its call ran (``RowStart``)."""
@@ -161,9 +171,11 @@ class RowStart:
         return cls(head, tail, json_items(head), json_items(tail))
 
     def row(self, at: float, ok: bool, error_kind: str | None, error: str, duration_ms: float,
-            file_changes: Sequence[dict[str, Any]]) -> tuple[Any, ...]:
+            file_changes: Sequence[dict[str, Any]], planted: Sequence[Planted] = (),
+            planted_in: str = "") -> tuple[Any, ...]:
         """The whole stored row, once the call ended."""
-        return (at, *self.head, *_ending(ok, error_kind, error, duration_ms, file_changes), *self.tail)
+        return (at, *self.head, *_ending(ok, error_kind, error, duration_ms, file_changes), *self.tail,
+                _planted_column(planted, planted_in))
 
 
 def _ending(ok: bool, error_kind: str | None, error: str, duration_ms: float,
@@ -173,6 +185,17 @@ def _ending(ok: bool, error_kind: str | None, error: str, duration_ms: float,
         int(ok), error_kind, redact_text(error), duration_ms,
         _encode_plain(redact(list(file_changes))) if file_changes else "[]"))
     return ending
+
+
+def _planted_column(planted: Sequence[Planted], planted_in: str) -> str:
+    """The last column of a row: each planted entry as ``Planted.to_json`` with its full path
+    (when ``planted_in`` names the workspace), redacted by shape as the file changes are."""
+    if not planted:
+        return "[]"
+    entries = [{**p.to_json(), "path": os.path.join(planted_in, p.shown) if planted_in else p.shown}
+               for p in planted]
+    column: str = storable(_encode_plain(redact(entries)))
+    return column
 
 
 #: A row as queued and held: (its sequence number, the stored row).
@@ -211,9 +234,12 @@ class _Written:
             log.debug("an audit waiter could not be told", exc_info=True)
 
 
-def _with_event(row: tuple[Any, ...]) -> tuple[Any, ...]:
-    """A journaled row as stored now: one journaled before events were is a call's."""
-    return row if len(row) == _COLUMNS else (*row, Event.CALL.value)
+def _as_stored_now(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A journaled row as stored now: one journaled before events were is a call's, and one
+    journaled before planted entries were recorded planted nothing."""
+    if len(row) == _COLUMNS_BEFORE_EVENTS:
+        row = (*row, Event.CALL.value)
+    return row if len(row) == _COLUMNS else (*row, "[]")
 
 
 _STOP = object()
@@ -226,8 +252,8 @@ MOST_HELD_BACK = held_back.MOST_HELD_BACK
 _INSERT = (
     "INSERT INTO audit (at, conversation_id, scope_chain, call_id, tool, source,"
     " arguments, decision, provenance, ok, error_kind, error, duration_ms,"
-    " file_changes, rule_source, grant_id, client, event)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    " file_changes, rule_source, grant_id, client, event, planted)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 
 
@@ -295,6 +321,8 @@ class AuditLog:
                 conn.execute(f"ALTER TABLE audit ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
         if "event" not in columns:  # every row of a log written before events is a call's
             conn.execute("ALTER TABLE audit ADD COLUMN event TEXT NOT NULL DEFAULT 'call'")
+        if "planted" not in columns:  # a log written before plants were recorded: none in its rows
+            conn.execute("ALTER TABLE audit ADD COLUMN planted TEXT NOT NULL DEFAULT '[]'")
         return conn
 
     def _replay(self, journal: Journal) -> None:
@@ -304,8 +332,8 @@ class AuditLog:
         with self._read_lock:
             folded = self._reader.execute("SELECT folded FROM audit_journal WHERE id = 1").fetchone()
         self._seq = self._tried = folded[0] if folded else 0
-        missing = [(seq, _with_event(row)) for seq, row in journal.read()
-                   if seq > self._tried and len(row) in (_COLUMNS, _COLUMNS_BEFORE_EVENTS)]
+        missing = [(seq, _as_stored_now(row)) for seq, row in journal.read()
+                   if seq > self._tried and len(row) in (_COLUMNS, _COLUMNS_BEFORE_PLANTED, _COLUMNS_BEFORE_EVENTS)]
         if missing:
             log.warning("%d audit record(s) left in the journal by a crash are put in the log", len(missing))
             conn = self._connect()
@@ -343,20 +371,23 @@ class AuditLog:
         """Redact ``record`` here (the journal never holds what the database would not), journal
         it and queue it for the writer."""
         self.append_started(record.start(), at=record.at, ok=record.ok, error_kind=record.error_kind,
-                            error=record.error, duration_ms=record.duration_ms, file_changes=record.file_changes)
+                            error=record.error, duration_ms=record.duration_ms, file_changes=record.file_changes,
+                            planted=record.planted, planted_in=record.planted_in)
 
     def append_started(self, start: RowStart, *, at: float, ok: bool, error_kind: str | None, error: str,
-                       duration_ms: float, file_changes: Sequence[dict[str, Any]] = (), later: bool = False) -> None:
+                       duration_ms: float, file_changes: Sequence[dict[str, Any]] = (),
+                       planted: Sequence[Planted] = (), planted_in: str = "", later: bool = False) -> None:
         """``append`` for a record whose first columns were put together before (``RowStart``):
         only its ending is redacted here; its journal line is ``start``'s text and the ending's.
         ``later``: once journaled, the record is handed to the writer only by ``queue_later`` (or
         whatever is queued next), so that waking the writer (a thread switch, up to a millisecond
         on a busy machine) comes after the call's answer; the journal line is what keeps it."""
         ending = _ending(ok, error_kind, error, duration_ms, file_changes)
-        row = (at, *start.head, *ending, *start.tail)
+        planted_column = _planted_column(planted, planted_in)
+        row = (at, *start.head, *ending, *start.tail, planted_column)
         # One encoding for both: a number's JSON text holds no ", ".
         at_text, ending_text = json_items((at, *ending)).split(", ", 1)
-        text = f"[{at_text}, {start.head_text}, {ending_text}, {start.tail_text}]"
+        text = f"[{at_text}, {start.head_text}, {ending_text}, {start.tail_text}, {json_items((planted_column,))}]"
         with self._append_lock:
             self._seq += 1
             journaled = self._journal is not None and self._journal.write_text(self._seq, text)
@@ -540,6 +571,7 @@ class AuditLog:
             row["scope_chain"] = read_json(row["scope_chain"])
             row["arguments"] = read_json(row["arguments"])
             row["file_changes"] = read_json(row["file_changes"])
+            row["planted"] = read_json(row["planted"])
             row["ok"] = bool(row["ok"])
         return rows
 

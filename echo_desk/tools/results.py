@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from echo_desk.tools.planted import Planted
 from echo_desk.tools.protection import Protection
 
 #: A JSON object as parsed from JSON or about to be written to it (a tool's metadata or
@@ -149,6 +150,11 @@ class ToolResult:
     #: The mode each of ``folders_removed`` had (Revert makes it again with it: a 0700 folder
     #: that kept others out of its files must not come back 0755).
     removed_folder_modes: Mapping[str, int] = field(default_factory=dict)
+    #: What the call tried to plant that would run code later, put aside or back by the sandbox
+    #: (the audit log records it; the card reads its own copy in ``metadata``).
+    planted: tuple[Planted, ...] = ()
+    #: The workspace folder ``planted``'s paths are relative to ('' when not one folder).
+    planted_in: str = ""
 
     def __post_init__(self) -> None:
         if not self.success and (not self.error or self.error_kind is None):
@@ -164,14 +170,18 @@ class ToolResult:
         folders_created: tuple[str, ...] = (),
         folders_removed: tuple[str, ...] = (),
         removed_folder_modes: Mapping[str, int] | None = None,
+        planted: tuple[Planted, ...] = (),
+        planted_in: str = "",
     ) -> ToolResult:
         return cls(success=True, output=output, metadata=metadata or {}, file_changes=file_changes,
                    folders_created=folders_created, folders_removed=folders_removed,
-                   removed_folder_modes=removed_folder_modes or {})
+                   removed_folder_modes=removed_folder_modes or {}, planted=planted, planted_in=planted_in)
 
     @classmethod
-    def fail(cls, kind: ErrorKind, error: str, *, metadata: dict[str, Any] | None = None) -> ToolResult:
-        return cls(success=False, error=error, error_kind=kind, metadata=metadata or {})
+    def fail(cls, kind: ErrorKind, error: str, *, metadata: dict[str, Any] | None = None,
+             planted: tuple[Planted, ...] = (), planted_in: str = "") -> ToolResult:
+        return cls(success=False, error=error, error_kind=kind, metadata=metadata or {}, planted=planted,
+                   planted_in=planted_in)
 
 
 class ToolError(Exception):

@@ -31,6 +31,7 @@ from echo_desk.mcp.results import convert_result, with_planted
 from echo_desk.runtime import Runtime
 from echo_desk.sandbox import Change
 from echo_desk.store.settings import SandboxSettings, SettingsStore
+from echo_desk.tools.planted import planted_of
 from echo_desk.ui.chat.card_parse import sandbox_of
 from echo_desk.ui.chat.sandbox_card import sandbox_lines
 
@@ -314,6 +315,20 @@ async def test_through_the_engine_a_sandboxed_servers_plants_are_on_its_result(j
     assert lines[0] == "The server runs in the sandbox · no network"
     assert lines[1].startswith("Blocked: the sandboxed server left in its folder what would run code later, "
                                "outside the sandbox: .envrc (new: put aside)")
+
+
+@requires_bwrap
+async def test_what_a_sandboxed_server_planted_is_in_its_calls_audit_row_with_its_full_path(jail: Jail) -> None:
+    runtime = await _engine_with_probe(jail, SettingsStore.in_memory())
+    try:
+        envelope = await _probe(runtime, write=[str(jail.workspace / ".envrc")])
+        [row] = runtime.audit.query(tool="probe__probe")
+    finally:
+        await runtime.aclose()
+    assert envelope.ok, envelope.error
+    [envrc] = planted_of(row["planted"])
+    assert (envrc.path, envrc.change) == (str(jail.workspace / ".envrc"), Change.CREATED)
+    assert envrc.kept.startswith(f"{jail.own_dirs[1]}/put-aside/") and row["source"] == "mcp:probe"
 
 
 @requires_bwrap

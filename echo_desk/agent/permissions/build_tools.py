@@ -36,6 +36,12 @@ _UNKNOWN = Flag(frozenset(), "", None)  # a word only known when the line runs
 _CARGO_DANGEROUS = {"--config": Does.CONFIG, "--target-dir": Does.WRITES, "--artifact-dir": Does.WRITES,
                     "--out-dir": Does.WRITES, "--manifest-path": Does.CONFIG, "--lockfile-path": Does.WRITES,
                     "-Z": Does.CONFIG, "-C": Does.CONFIG}
+#: Subcommands that write into the folder cargo installs programs to, outside the project:
+#: ``--root``, else ``CARGO_INSTALL_ROOT``, else ``install.root`` of a settings file, else
+#: ``~/.cargo/bin`` (``cargo install --path .`` wrote ~/.cargo/bin/NAME, a program on your
+#: PATH: strace, cargo 1.95, bash and dash, s273). A rule covers them only by naming them
+#: (``cargo install **``), as ``go install``.
+_CARGO_INSTALLS = frozenset({"install"})
 #: cargo's short options that take a value (the rest of the word, or the next word).
 _CARGO_SHORT_VALUES = frozenset("pjFe")
 #: Subcommands whose words after ``--`` are options of the compiler they run (``cargo rustc --
@@ -68,7 +74,7 @@ def cargo_reading(argv: Argv, program: str) -> Reading:
     ``_CARGO_DANGEROUS`` wherever they stand before ``--``, ``--target`` naming a target
     description file (``--target out/t.json``: its ``linker`` runs), a ``+toolchain`` that is a
     path, a subcommand not its own (``_CARGO_SUBCOMMANDS``) and the words after ``--`` of
-    ``cargo rustc``/``cargo rustdoc``."""
+    ``cargo rustc``/``cargo rustdoc``, and ``cargo install`` (``_CARGO_INSTALLS``)."""
     found: list[Flag] = []
     subcommand: str | None = None
     words = argv[1:]
@@ -96,8 +102,7 @@ def cargo_reading(argv: Argv, program: str) -> Reading:
                 found.append(_flag(word, Does.RUNS))
         elif subcommand is None:
             subcommand = word
-            if word not in _CARGO_SUBCOMMANDS:
-                found.append(_flag(word, Does.RUNS))
+            found += _cargo_subcommand(word)
     return Reading(program, flags=tuple(found), written_below=_target_folder(subcommand, found))
 
 
@@ -156,6 +161,14 @@ def _libtest_flags(words: Argv) -> list[Flag]:
 #: cargo's options naming where it writes: a folder it writes anywhere below, or (the lock
 #: file) a file. The write rules judge it even where a rule names the option.
 _CARGO_WRITES_BELOW = frozenset({"--target-dir", "--artifact-dir", "--out-dir"})
+
+
+def _cargo_subcommand(word: str) -> list[Flag]:
+    """A subcommand a rule covers only by naming it: one not cargo's own (``cargo-WORD`` runs),
+    or one that installs (``_CARGO_INSTALLS``)."""
+    if word not in _CARGO_SUBCOMMANDS:
+        return [_flag(word, Does.RUNS)]
+    return [_flag(word, Does.WRITES)] if word in _CARGO_INSTALLS else []
 
 
 def _cargo_long(word: str, following: str | None) -> list[Flag]:

@@ -5,6 +5,12 @@ a repository: they run git there, which reads that repository's own settings
 open to the agent (``out/sub``), lets the agent plant ``out/sub/.git`` and have ``git status``
 run what its settings name.
 
+The index is the one git reads: the file ``GIT_INDEX_FILE`` names where the command's environment
+sets it (relative to the top of the worktree), else the repository's own. An index named there
+that the agent wrote, with a gitlink at ``out/sub``, made ``env GIT_INDEX_FILE=out/idx git
+status`` (and ``git add -A``) run the ``core.fsmonitor`` of the agent's ``out/sub/.git/config``
+while the repository's index held no submodule (git 2.39, under bash and dash, s270).
+
 The index is read as git writes it (versions 2-4, SHA-1 or SHA-256 names); an index this
 reader cannot follow (a split index, a format it does not know, a read error) gives ``None``:
 any folder may then be a submodule.
@@ -16,6 +22,8 @@ import functools
 import os
 import struct
 from pathlib import Path
+
+from echo_desk.agent.permissions import git_variables
 
 #: A gitlink's mode (0o160000) as the index stores it: big-endian, four bytes.
 _GITLINK = struct.pack(">I", 0o160000)
@@ -39,7 +47,10 @@ def gitlinks(root: Path, git_dir: Path | None = None) -> tuple[str, ...] | None:
     git_dir = git_dir or git_dir_of(root)
     if git_dir is None:
         return None
-    index = git_dir / "index"
+    named = git_variables.moved().index
+    if named is not None and named.startswith("~"):
+        return None  # (bash expands it after `=`, dash does not: not known here)
+    index = Path(os.path.normpath(root / named)) if named is not None else git_dir / "index"
     try:
         stat = index.stat()
     except FileNotFoundError:

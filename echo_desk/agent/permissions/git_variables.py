@@ -34,6 +34,8 @@ class Moved:
     #: The index file and the object folders it names.
     data: tuple[str, ...] = ()
     unknown: bool = False
+    #: The index file it names (``GIT_INDEX_FILE``), relative to the top of the worktree.
+    index: str | None = None
 
 
 def moved() -> Moved:
@@ -44,6 +46,6 @@ def moved() -> Moved:
     values = [*named.values(), *alternates]
     data = tuple(v for v in (named["GIT_INDEX_FILE"], named["GIT_OBJECT_DIRECTORY"], *alternates) if v)
     return Moved(git_dir=named["GIT_DIR"] or None, work_tree=named["GIT_WORK_TREE"] or None,
-                 common_dir=named["GIT_COMMON_DIR"] or None, data=data,
+                 common_dir=named["GIT_COMMON_DIR"] or None, data=data, index=named["GIT_INDEX_FILE"] or None,
                  # (git reads an alternate starting with a double quote as a C-quoted path)
                  unknown=any(v.startswith("~") for v in values) or any(a.startswith('"') for a in alternates))

@@ -49,9 +49,11 @@ _PLAIN_COPY_LONG = frozenset({"--force", "--interactive", "--no-clobber", "--ver
 #: they put below it may be one. GNU tar 1.34 refuses a member ``.`` or ``""`` that is a link
 #: ("Cannot open: File exists"), unzip 6.0 renames it ``_``, and pip 26 (``--target``) moves
 #: what it built into the folder; so ``mkdir out/t && unzip -d out/t`` makes ``out/t`` a
-#: folder (s260, under bash and dash). Another writer of a folder's files (``cp -a l out/t``,
-#: ``rsync``) may make the folder itself a link to somewhere else.
-FOLDERS_STAY = frozenset({"tar", "unzip"})
+#: folder (s260, under bash and dash). bsdtar (libarchive 3.6.2) refuses it too ("Can't replace
+#: existing directory with non-directory"; with ``-U``: "Could not unlink") and skips an empty
+#: name; gtar is GNU tar's other name (s270, under bash and dash). Another writer of a folder's
+#: files (``cp -a l out/t``, ``rsync``) may make the folder itself a link to somewhere else.
+FOLDERS_STAY = frozenset({"tar", "gtar", "bsdtar", "unzip"})
 
 
 @dataclass(frozen=True)

@@ -16,14 +16,22 @@ meson is not installed here: read from its documentation, meson 1.x):
 - ``meson install --destdir D`` installs below D, taken from the folder ``-C`` names (meson
   changes into it first: ``meson install -C b --destdir dd`` wrote b/dd/…; strace, meson 1.12,
   bash and dash, s240): judged as a write below that folder, as cmake's ``--install --prefix``
-  is (a plain install writes below the project's prefix, trusted as ``make install`` is);
+  is (a plain install writes below the prefix the build recorded, trusted as ``make install``
+  is: the setup or configure that recorded it was judged, next);
+- ``meson setup``/``meson configure`` record the install folders (``--prefix P``, ``-Dprefix=P``,
+  ``--bindir D``…) in the build folder, where a later plain ``meson install`` writes without
+  naming them (``meson setup --prefix ~ b mproj && meson install -C b`` wrote ~/share/d.txt:
+  strace, meson 1.12, bash and dash, s273): judged as writes below them, as cmake's
+  ``-DCMAKE_INSTALL_PREFIX`` is; a relative folder lies below the prefix, one only known when
+  it runs (``configure --libdir lib``: below the prefix recorded before) asks;
 - ``meson runpython [-c] SCRIPT|CODE`` runs Python (a script, or the code ``-c`` gives) with
   meson's own interpreter, and ``meson --internal …`` meson's internal commands (``exe`` runs
   a program): a rule covers them only by naming them.
 
 Any other meson line reads as before: a program whose words the engine does not know, with
 its build files (``settings_files``) and the machine files ``--native-file``/``--cross-file``
-name (they name the compilers and tools it runs) counting as its code.
+name (they name the compilers and tools it runs) counting as its code, and the pickles of
+its build folder (``meson-private/*.dat``, loaded by every command on it: ``program_options``).
 """
 
 from __future__ import annotations
@@ -46,6 +54,16 @@ _TEST_RUNS = ("--wrapper", "--gdb", "--gdb-path")
 #: meson subprojects foreach's options (``--types T``, ``--num-processes N``, ``--sourcedir D``).
 _FOREACH_VALUES = ("--sourcedir", "--types", "--num-processes")
 _FOREACH_FLAGS = ("--allow-insecure", "-h", "--help")
+#: meson's commands (1.12; any other first word is setup's build folder).
+_COMMANDS = frozenset({"setup", "configure", "dist", "install", "introspect", "init", "test", "wrap", "subprojects",
+                       "rewrite", "compile", "devenv", "env2mfile", "reprotest", "format", "fmt", "help", "runpython"})
+#: The install folders setup and configure record in the build folder (``--NAME V`` or ``-D
+#: NAME=V``), where a later ``meson install`` writes without naming them; the others are
+#: below the prefix when relative (meson 1.12's built-in options).
+_RECORDED_FOLDERS = frozenset({
+    "prefix", "bindir", "datadir", "includedir", "infodir", "libdir", "licensedir", "libexecdir", "localedir",
+    "localstatedir", "mandir", "sbindir", "sharedstatedir", "sysconfdir", "python.platlibdir", "python.purelibdir",
+})
 
 
 def meson_reading(argv: Argv, program: str) -> Reading:
@@ -73,6 +91,10 @@ def meson_reading(argv: Argv, program: str) -> Reading:
         return _foreach(argv, program, at + 2)
     if command == "runpython":
         return Reading(program, flags=(Flag(frozenset({command}), command, None),), known=False)
+    if command in ("setup", "configure") or command not in _COMMANDS:
+        # (`meson BUILD` without a command is setup, as it was once spelled)
+        start = at + 1 if command in ("setup", "configure") else at
+        return Reading(program, known=False, written_below=recorded_install_folders(argv[start:]))
     return Reading(program, known=False)
 
 
@@ -124,6 +146,59 @@ def _test(argv: Argv, program: str, start: int) -> Reading:
         if name.startswith("--") and len(name) > 2 and any(o.startswith(name) for o in _TEST_RUNS):
             found.append(Flag(frozenset({name}), word, Does.RUNS))
     return Reading(program, flags=tuple(found), known=False)
+
+
+def recorded_install_folders(words: Argv) -> tuple[str | None, ...]:
+    """The folders a configure records for later installs among ``words`` (see
+    ``_RECORDED_FOLDERS``): the prefix, and each other install folder, below the prefix when
+    relative (``None``: a folder only known when it runs, a relative one with no prefix on the
+    line, the build's own recorded prefix then, or a word only known when it runs, which may
+    be any option)."""
+    given: list[tuple[str, str | None]] = []
+    k = 0
+    while k < len(words):
+        word = words[k]
+        following = words[k + 1] if k + 1 < len(words) else None
+        k += 1
+        if word is None:
+            given.append(("prefix", None))
+            continue
+        if word == "--":
+            break
+        if word == "-D" or (word.startswith("-D") and len(word) > 2):
+            setting = word[2:] if len(word) > 2 else following
+            k += word == "-D"
+            if setting is None:
+                given.append(("prefix", None))
+                continue
+            key, equals, value = setting.partition("=")
+            # (`sub:prefix` for a subproject, `build.prefix` for the build machine's)
+            key = key.rpartition(":")[2].removeprefix("build.")
+            if equals and key in _RECORDED_FOLDERS:
+                given.append((key, _glued(value)))
+            continue
+        name, equals, value = word.partition("=")
+        if name.startswith("--") and name[2:] in _RECORDED_FOLDERS:
+            given.append((name[2:], _glued(value) if equals else following))
+            k += not equals
+    prefixes = [v for n, v in given if n == "prefix"]
+    folders: list[str | None] = list(prefixes)
+    for option, folder in given:
+        if option == "prefix":
+            continue
+        if folder is None:
+            folders.append(None)
+        elif os.path.isabs(folder):
+            folders.append(folder)
+        else:
+            folders += [None if p is None else os.path.join(p, folder) for p in prefixes] or [None]
+    return tuple(dict.fromkeys(folders))
+
+
+def _glued(value: str) -> str | None:
+    """A folder glued to its option by ``=``: a leading ``~`` there is expanded by bash in some
+    words and by dash in none, so where it leads is only known when it runs."""
+    return None if value.startswith("~") else value
 
 
 def _install_folders(words: Argv) -> tuple[str | None, ...]:

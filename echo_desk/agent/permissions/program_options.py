@@ -665,12 +665,23 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
               ".mocharc.json", "package.json"),
     "jest": ("jest.config.js", "jest.config.ts", "jest.config.mjs", "jest.config.cjs", "jest.config.mts",
              "jest.config.cts", "jest.config.json", "package.json"),
+    # vitest's, ava's and tap's, found the same way (s270): vitest.config.* and vite.config.* are
+    # modules vitest loads (vitest 4, even from a folder below), ava.config.* modules ava loads
+    # (ava 7; its .json and package.json's "ava" name modules to `require`), .taprc and
+    # package.json's "tap" name modules tap runs first (`before`; tap 21).
+    "vitest": tuple(f"{name}.{suffix}" for name in ("vitest.config", "vite.config")
+                    for suffix in ("ts", "mts", "cts", "js", "mjs", "cjs")),
+    "ava": ("ava.config.js", "ava.config.cjs", "ava.config.mjs", "ava.config.json", "package.json"),
+    "tap": (".taprc", "package.json", "config/taprc"),
     # uv takes its settings from the nearest uv.toml or pyproject.toml (``[tool.uv]``), found by
     # walking up: ``[pip] python = "./py"`` in out/uv.toml made ``uv --directory out pip list`` run
     # out/py to ask what it is, and ``cache-dir`` or ``index-url`` there choose where it writes
     # and what it builds (proven, uv 0.13.9 under bash and dash, s255).
     **dict.fromkeys(("uv", "uvx"), ("uv.toml", "pyproject.toml")),
-    "make": ("GNUmakefile", "makefile", "Makefile"),
+    # (the Makefile cmake generates runs cmake: its install target cmake_install.cmake, which
+    # a planted one ran a command under `cd out/m && make install`, cmake 3.25, bash and dash,
+    # s273; its check of the build system CMakeCache.txt)
+    "make": ("GNUmakefile", "makefile", "Makefile", "cmake_install.cmake", "CMakeCache.txt"),
     # cargo builds the nearest Cargo.toml's package and runs its build.rs; .cargo/config.toml
     # (every folder above too: `build.rustc-wrapper`, a target's `runner`) and rust-toolchain
     # (a toolchain that is a path) run programs.
@@ -714,7 +725,10 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     # meson.build (``run_command``); scons runs SConstruct as Python; just the recipes of the
     # nearest justfile; tox the commands of tox.ini (and builds the project: setup.py); nox
     # runs noxfile.py; gradle runs build.gradle and settings.gradle (and compiles buildSrc).
-    "ninja": ("build.ninja",),
+    # ninja on cmake's build folder runs cmake: its ``install`` target runs cmake_install.cmake
+    # (a planted one ran a command under `ninja -C out/b install`, cmake 3.25, bash and dash,
+    # s273), its regenerate step reads CMakeCache.txt (see cmake's below).
+    "ninja": ("build.ninja", "cmake_install.cmake", "CMakeCache.txt"),
     "cmake": ("CMakeLists.txt", "CMakePresets.json", "CMakeUserPresets.json", "CMakeCache.txt", "Makefile",
               "build.ninja", "cmake_install.cmake"),
     "bundle": ("Gemfile", "gems.rb", ".bundle/config"),
@@ -769,7 +783,21 @@ FOLDER_CODE: dict[str, tuple[str, tuple[str, ...]]] = {
     # composer loads its plugins' PHP from vendor/ at every command, and `composer exec` and
     # the scripts run vendor/bin's programs: every file there.
     "composer": ("vendor", ("",)),
+    # meson keeps what it read at setup in its build folder as Python pickles, which load as
+    # code: meson compile, test, configure and install load meson-private/*.dat (a planted
+    # install.dat ran a command under `meson install -C out/b`), and ninja on meson's build
+    # folder too, as its regenerate step runs meson (proven, meson 1.12, bash and dash, s273).
+    **dict.fromkeys(("meson", "ninja"), ("meson-private", (".dat",))),
 }
+#: Programs that run the bins of node_modules/.bin, found from the folder they run in and every
+#: folder above it: npx, bunx (and ``bun x``, ``npm exec``) the bin of the name they are given,
+#: the scripts of npm, pnpm, yarn and bun with those folders first on PATH (``npx tsc`` ran an
+#: agent's node_modules/.bin/tsc, from a folder below too; npm 11, bun 1.4.5, under bash and
+#: dash, s270). A bin is most often a link to its package's code, which loads more of it: what
+#: counts is a file of no suffix (a bin) and the modules node loads, below node_modules.
+NODE_MODULES_RUNNERS = frozenset({"npx", "bunx", "bun", "npm", "pnpm", "yarn"})
+NODE_MODULES = "node_modules"
+NODE_CODE = (".js", ".cjs", ".mjs", ".json", ".node", ".ts", ".mts", ".cts", ".wasm")
 #: Programs that read their build files in every folder under the one they start from too, and
 #: the code files there by suffix: cmake (``add_subdirectory``: each CMakeLists.txt,
 #: ``include()``: .cmake files), meson (``subdir()``: each meson.build), scons (SConscript

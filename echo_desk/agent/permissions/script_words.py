@@ -18,7 +18,12 @@ The test runners such a script names take the same words from a rule naming them
 agent's settings file, a module too, under ``npx mocha **`` and ``npx jest **`` (mocha 11, jest
 30, node 20, under bash and dash, s255). Every word of theirs may name code, and so do the
 tests they find given none: mocha's ./test folder, and for jest every test below its project's
-folder (its words only filter them by pattern).
+folder (its words only filter them by pattern). vitest, ava and tap are read the same way
+(s270): ``npx vitest run --config out/v.cjs`` and ``npx ava --config out/a.config.mjs`` loaded
+the agent's module, ``npx tap out/x.js`` ran it and ``npx tap --before=out/b.js`` ran it first,
+and a plain ``npx vitest run``, ``npx ava`` or ``npx tap`` ran a test the agent wrote into
+``out/`` (vitest 4, ava 7, tap 21, node 20, under bash and dash): each finds tests anywhere
+below its project's folder.
 
 The same words may name where the script's program writes: with the build script ``tsc`` (or
 any program taking an output option), ``npm run build -- --outDir ../x`` wrote ../x under ``npm
@@ -78,12 +83,13 @@ _OWN_COMMANDS = {
 }
 _PROJECT_FILE = "package.json"
 #: Test runners whose every word may name code they load, and the words they act as if given.
-_TEST_RUNNERS: dict[str, tuple[str, ...]] = {"mocha": ("test",), "jest": (".",)}
+_TEST_RUNNERS: dict[str, tuple[str, ...]] = {"mocha": ("test",), "jest": (".",), "vitest": (".",), "ava": (".",),
+                                             "tap": (".",)}
 
 
 def passed(program: str, argv: Sequence[str | None]) -> list[str | None]:
     """The words ``argv`` (``program``: npm, pnpm or yarn) passes to the script it runs (none
-    for a command that runs none), or the words of a test runner (mocha, jest) with the folders
+    for a command that runs none), or the words of a test runner (mocha, jest, vitest, ava, tap) with the folders
     it looks for tests in; ``None``: a word only known when the line runs."""
     if program in _TEST_RUNNERS:
         return [*argv[1:], *_TEST_RUNNERS[program]]
@@ -113,7 +119,7 @@ _NOT_PATHS = re.compile(r"true|false|[0-9]+")
 def written(program: str, argv: Sequence[str | None]) -> list[str | None]:
     """The paths the words npm, pnpm or yarn (``program``) passes to its script may name for the
     script's program to write (``None``: one only known when the line runs); the words of a
-    test runner (mocha, jest) are its own, judged where its options are."""
+    test runner (mocha, jest, vitest, ava, tap) are its own, judged where its options are."""
     if program in _TEST_RUNNERS or _command(argv) in _OWN_COMMANDS.get(program, ()):
         return []
     words = passed(program, argv)

@@ -569,6 +569,12 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
         sub, code = table.FOLDER_CODE[program]
         found += [Place(f / sub, tuple(f"x{s}" for s in code), below=True, suffixes=code)
                   for c in starts for f in (c, *c.parents)]
+    if program in table.NODE_MODULES_RUNNERS:
+        # ("x": a bin's name, no suffix; not every file, so `**/*.log` lets the agent write none;
+        # the name of the bin it runs too, so `node_modules/.bin/tsc` is seen for `npx tsc`)
+        code_names = ("x", *(f"x{s}" for s in table.NODE_CODE), *_bin_names((runner, *rest)))
+        found += [Place(f / table.NODE_MODULES, code_names, below=True, suffixes=table.NODE_CODE)
+                  for c in starts for f in (c, *c.parents)]
     if program in table.FOLDER_TREES:
         code = table.FOLDER_TREES[program]
         found += [Place(c, (*names, *(f"x{s}" for s in code)), below=True, suffixes=code) for c in starts]
@@ -582,6 +588,14 @@ def _folder_places(program: str, rest: Sequence[str | None], cwds: Sequence[Path
         found += [_place(item) for item in gdb_init.named(gdb_init.init_files(home, starts), starts, home)]
         found += _gdb_loaded(rest, starts, home) + _gdb_system(runner, cwds, home)
     return found
+
+
+def _bin_names(argv: Sequence[str | None]) -> tuple[str, ...]:
+    """The names of the commands a runner of node_modules/.bin runs (``npx tsc``: tsc), which it
+    finds there by that name (and its package's file of the same name the bin links to)."""
+    found = [argv[inner.start] for inner in programs.read(tuple(argv)).inners
+             if inner.line is None and inner.start < len(argv)]
+    return tuple(dict.fromkeys(name for word in found if word and (name := os.path.basename(word))))
 
 
 def _gdb_system(runner: str | None, cwds: Sequence[Path], home: Path | None) -> list[Place]:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Protocol
 
 from echo_desk.agent.permissions import (
+    default_folders,
     floor,
     folder_moves,
     git_foreach,
@@ -994,13 +995,10 @@ class _Judge:
     def _names_denied_here(self, words: tuple[Word, ...], reading: Reading,
                            checked: set[tuple[str | None, str, bool]]) -> Provenance | None:
         shallow = lists_entries_only(words)
-        if self.read_denies and listed_files.reads_listed_files([w.value for w in words]):
-            return provenance_of(self.read_denies[0])  # the files it reads are named elsewhere
-        if self.path_denies and _follows_links(words):
-            found = self._linked_denied(words, reading)
-            if found is not None:
-                return found
         values = tuple(w.value for w in words)
+        found = self._unnamed_denied(words, reading, shallow=shallow)
+        if found is not None:
+            return found
         working = _working_words(values, reading)
         for k, word in enumerate((*words[1:], *(Word(v, v) for v in reading.values)), start=1):
             runs_there = k in working
@@ -1030,8 +1028,33 @@ class _Judge:
                     return found
         return None
 
+    def _unnamed_denied(self, words: tuple[Word, ...], reading: Reading, *, shallow: bool) -> Provenance | None:
+        """The deny rule reached by what the command reads without its words naming it: files
+        listed elsewhere, links below the folders it reads, the folder it runs in."""
+        if self.read_denies and listed_files.reads_listed_files([w.value for w in words]):
+            return provenance_of(self.read_denies[0])  # the files it reads are named elsewhere
+        if self.path_denies and _follows_links(words):
+            found = self._linked_denied(words, reading)
+            if found is not None:
+                return found
+        return self._working_folder_denied(tuple(w.value for w in words), reading, shallow=shallow)
+
+    def _working_folder_denied(self, values: tuple[str | None, ...], reading: Reading, *,
+                               shallow: bool) -> Provenance | None:
+        """The read deny a program reaches reading the folder it runs in without the line
+        naming it (``grep -r KEY``, ``rg KEY``: ``default_folders``), judged as ``.`` would be.
+        It only reads there: the write rules are not its business."""
+        if not self.read_denies or not values or not default_folders.reads_working_folder(
+                programs.name_of(values[0]), values[1:]):
+            return None
+        for target in self._paths_of(Word(".", ".")):
+            found = self._denied(target, reading, shallow=shallow, denies=self.read_denies)
+            if found is not None:
+                return found
+        return None
+
     def _denied(self, target: Path, reading: Reading, *, shallow: bool = False,
-                runs_there: bool = False) -> Provenance | None:
+                runs_there: bool = False, denies: Sequence[Compiled] | None = None) -> Provenance | None:
         """The deny rule reached by a program reading (or writing) ``target``: the rule matches
         it or what it holds, or (a folder above what the rule denies) the program reaches it
         going down. ``shallow``: the program reads only the names and details of a folder's
@@ -1040,11 +1063,12 @@ class _Judge:
         ``runs_there``: ``target`` is the folder the program works in (``ninja -C DIR``:
         ``folder_moves.working_folder_words``), judged as the folder a program runs in is: only a
         rule matching it or what it holds, not one below it (``ninja -C ..`` from src beside a
-        denied ``.git/**``, as ``ninja`` at the workspace's top)."""
+        denied ``.git/**``, as ``ninja`` at the workspace's top). ``denies``: the rules to judge
+        by (the path denies unless given)."""
         real = Path(os.path.realpath(target))
         forms = {target, real, target / "any-file", real / "any-file"}
         where = self.where
-        for item in self.path_denies:
+        for item in self.path_denies if denies is None else denies:
             assert item.matcher is not None
             if any(item.matcher.match(f, workspaces=where.workspaces, home=where.home) is Match.YES for f in forms):
                 return provenance_of(item)

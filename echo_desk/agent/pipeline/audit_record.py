@@ -83,7 +83,8 @@ def record_call(audit: AuditLog | None, record: CallRecord, envelope: Envelope) 
             audit.append_started(begun.start, at=time.time(), ok=envelope.ok,
                                  error_kind=envelope.error_kind.value if envelope.error_kind else None,
                                  error=envelope.error, duration_ms=(time.perf_counter() - record.started) * 1000,
-                                 file_changes=_file_changes(envelope), later=True)
+                                 file_changes=_file_changes(envelope), planted=envelope.planted,
+                                 planted_in=envelope.planted_in, later=True)
         except Exception:  # a bug in building one record must not fail the call
             log.exception("the audit record of %s could not be put together", call.name)
         # On the loop's next turn: after the caller has answered (in the same turn as this).
@@ -147,6 +148,8 @@ def _audit_record(*, at: float, duration_ms: float, said: _Said, arguments: Any,
         duration_ms=duration_ms,
         file_changes=_file_changes(envelope),
         client=said.client,
+        planted=envelope.planted,
+        planted_in=envelope.planted_in,
     )
 
 

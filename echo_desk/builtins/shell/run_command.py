@@ -296,6 +296,8 @@ class RunCommand(BuiltinTool[CommandArguments]):
         meta = {"exit_code": exit_code, "pid": proc.pid, "bytes": buffer.total, "shell": shell.name,
                 "truncated": buffer.truncated, "seconds": round(time.monotonic() - started, 3), "cwd": str(cwd),
                 "sandbox": sandbox_meta}
+        # The guard's paths are relative to their workspace: full ones when there is only one.
+        planted_in = str(ctx.write_roots[0]) if planted and len(ctx.write_roots) == 1 else ""
         if ended == "cancel":
             raise CancelledByUser(for_person(f"run_command was cancelled; its process group was killed. "
                                              f"Output so far:\n{buffer.text()}{planted_note}",
@@ -310,14 +312,15 @@ class RunCommand(BuiltinTool[CommandArguments]):
                            N_("The command ran longer than {seconds} s and was stopped (with every process it "
                               "started). Output so far:\n{output}"),
                            seconds=timeout, output=output + planted_note),
-                metadata=meta,
+                metadata=meta, planted=planted, planted_in=planted_in,
             )
         note = ""
         if plan.sandboxed:
             blocked = sandbox.what_was_blocked(exit_code, buffer.text())
             sandbox_meta["blocked"] = [b.value for b in blocked]
             note = command_sandbox.blocked_note(blocked) + refused_note + planted_note
-        return ToolResult.ok(f"exit code {exit_code}\n{buffer.text()}{note}", metadata=meta)
+        return ToolResult.ok(f"exit code {exit_code}\n{buffer.text()}{note}", metadata=meta, planted=planted,
+                             planted_in=planted_in)
 
     @staticmethod
     def _check_as_approved(ctx: ToolExecutionContext, command: Target, extra: tuple[Target, ...]) -> None:

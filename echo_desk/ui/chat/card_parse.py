@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from echo_desk.agent.envelope import DENIED_KEY, ERROR_FOR_PERSON_KEY, UNDO_NOT_RECORDED_KEY
 from echo_desk.i18n import deferred_from_json
-from echo_desk.sandbox.planted import Change, Planted
 from echo_desk.store.not_saved import cause_text
+from echo_desk.tools.planted import planted_of as planted_of
 from echo_desk.tools.results import FileChange, FileChangeKind
 from echo_desk.ui.chat.card_facts import (
     Cell,
@@ -214,21 +214,6 @@ def sandbox_of(metadata: object) -> SandboxFacts | None:
                         status=str(facts.get("status", "")), planted=tuple(planted_of(facts.get("planted"))),
                         search_cut=facts.get("search_cut") is True, checked_later=facts.get("checked_later") is True,
                         server=facts.get("server") is True)
-
-
-def planted_of(value: object) -> list[Planted]:
-    """The typed record of what the command tried to plant (entries that do not read as one are left out)."""
-    found: list[Planted] = []
-    for item in value if isinstance(value, list) else []:
-        if not isinstance(item, dict) or not isinstance(item.get("path"), str):
-            continue
-        try:
-            change = Change(str(item.get("change")))
-        except ValueError:
-            continue
-        found.append(Planted(item["path"], change, item.get("put_back") is True, str(item.get("kept") or ""),
-                             item.get("still_there") is True))
-    return found
 
 
 def denial_of(metadata: object) -> str | None:

@@ -10,17 +10,20 @@ import os
 from typing import TYPE_CHECKING
 
 from echo_desk.common.visible_text import visible
-from echo_desk.i18n import N_, _, list_text, ngettext
-from echo_desk.sandbox.planted import Change, Planted
+from echo_desk.i18n import N_, _, list_text
 
 # The facts are read once where the result enters the transcript; imported from here too.
 from echo_desk.ui.chat.card_parse import planted_of as planted_of
 from echo_desk.ui.chat.card_parse import sandbox_of as sandbox_of
 from echo_desk.ui.core.palette import Palette, in_use
+from echo_desk.ui.core.planted_text import done_text, planted_label
+from echo_desk.ui.core.planted_text import planted_tooltip as planted_tooltip
+from echo_desk.ui.core.planted_text import put_aside_lines as put_aside_lines
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from echo_desk.tools.planted import Planted
     from echo_desk.ui.chat.card_facts import SandboxFacts
 
 BLOCKED_LABELS = {
@@ -32,27 +35,7 @@ BLOCKED_LABELS = {
 }
 
 
-#: How each change is said after its path, by (change, whether the earlier version is back or,
-#: for something new, whether it was kept).
-_DONE = {
-    (Change.CREATED, True): N_("new: put aside"),
-    (Change.CREATED, False): N_("new: removed"),
-    (Change.CHANGED, True): N_("changed: put aside, your earlier version is back"),
-    (Change.CHANGED, False): N_("changed: put aside, your earlier version could not be put back"),
-    (Change.REMOVED, True): N_("removed: put back"),
-    (Change.REMOVED, False): N_("removed: could not be put back"),
-}
 _MOST_NAMED = 6
-
-
-#: What the guard could not take out of the workspace (whatever the change): the warning first.
-_STILL_THERE = N_("could not be removed: it is still in the workspace, do not use it")
-
-
-def _done(p: Planted) -> str:
-    if p.still_there:
-        return _(_STILL_THERE)
-    return _(_DONE[(p.change, bool(p.kept) if p.change is Change.CREATED else p.put_back)])
 
 
 def planted_lines(planted: Sequence[Planted], palette: Palette | None = None, *,
@@ -62,7 +45,7 @@ def planted_lines(planted: Sequence[Planted], palette: Palette | None = None, *,
     if not planted:
         return []
     p = palette or in_use()
-    named = [_("{path} ({what})").format(path=visible(item.path, one_line=True), what=_done(item))
+    named = [_("{path} ({what})").format(path=visible(item.path, one_line=True), what=done_text(item))
              for item in planted[:_MOST_NAMED]]
     if len(planted) > _MOST_NAMED:
         named.append(_("{count} more").format(count=len(planted) - _MOST_NAMED))
@@ -78,18 +61,6 @@ def planted_lines(planted: Sequence[Planted], palette: Palette | None = None, *,
     return lines
 
 
-def put_aside_lines(folder: str, planted: Sequence[Planted]) -> list[str]:
-    """Every entry with its full path and what was done, and where what it left is kept: for a
-    notice or a tooltip that, unlike the card's line, names them all."""
-    lines = []
-    for item in planted:
-        path = visible(os.path.join(folder, item.path) if folder else item.path, one_line=True)
-        lines.append(_("{path} ({what})").format(path=path, what=_done(item)))
-        if item.kept and not item.still_there:
-            lines.append("    " + _("kept, never run, at {path}").format(path=visible(item.kept, one_line=True)))
-    return lines
-
-
 #: The href of a tool card's "plants blocked" mark: the view shows ``planted_tooltip`` over it.
 PLANTED_ANCHOR = "echo-desk:planted"
 
@@ -100,18 +71,9 @@ def planted_mark(planted: Sequence[Planted], palette: Palette | None = None) -> 
     if not planted:
         return ""
     p = palette or in_use()
-    label = ngettext("⚠ {n} plant blocked", "⚠ {n} plants blocked", len(planted)).format(n=len(planted))
+    label = planted_label(len(planted))
     return (f"<a href='{PLANTED_ANCHOR}' style='color:{p.warn}; text-decoration:none'>"
             f"{html.escape(label)}</a>")
-
-
-def planted_tooltip(planted: Sequence[Planted], *, server: bool = False) -> str:
-    """The mark's tooltip (plain text): what was blocked, each entry and where it is kept."""
-    if not planted:
-        return ""
-    heading = (_("The sandboxed server left in its folder what would run code later, outside the sandbox:")
-               if server else _("The command tried to plant what would run code later, outside the sandbox:"))
-    return "\n".join([heading, *put_aside_lines("", planted)])
 
 
 def _common_folder(paths: list[str]) -> str:

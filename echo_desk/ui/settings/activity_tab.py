@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QBrush, QColor, QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -28,14 +28,17 @@ from PySide6.QtWidgets import (
 
 from echo_desk.agent.permissions import Rule
 from echo_desk.agent.pipeline.call import Decision
+from echo_desk.agent.sources import SourceKind, ToolSource
 from echo_desk.common.visible_text import visible
 from echo_desk.gateway.clients import display_name
 from echo_desk.gateway.hand_back_failure import HandBackFailure
 from echo_desk.i18n import N_, _, list_text, ngettext, shown
 from echo_desk.store.audit import AuditLog, Event
+from echo_desk.tools.planted import Planted, planted_of
 from echo_desk.tools.results import JsonObject
-from echo_desk.ui.core import i18n_qt, marshal
+from echo_desk.ui.core import i18n_qt, marshal, theme
 from echo_desk.ui.core.audit_text import provenance_phrase
+from echo_desk.ui.core.planted_text import planted_label, planted_tooltip
 from echo_desk.ui.core.rules_text import plain_tooltip, rule_phrase, when
 from echo_desk.ui.widgets.failure_text import say_failure
 from echo_desk.ui.widgets.warning_note import warning_note
@@ -207,6 +210,10 @@ class ActivityTab(QWidget):
             asked_by = (_("{client} (through MCP)").format(client=visible(display_name(client), one_line=True))
                         if client else r["conversation_id"][:8])
             decider = "" if event is not None else self._decider(r)
+            # A call that planted something says so beside its verdict, as its card in the chat does.
+            planted = _planted(r)
+            if planted:
+                label = _("{verdict} · {mark}").format(verdict=label, mark=planted_label(len(planted)))
             cells = [""] * 5
             cells[COL_TIME], cells[COL_WHO], cells[COL_TOOL] = when(r["at"]), asked_by, r["tool"]
             cells[COL_VERDICT], cells[COL_DECIDER] = label, decider
@@ -215,6 +222,10 @@ class ActivityTab(QWidget):
                                   (COL_WHO, "\n".join(t for t in (asked_by if client else "", r["conversation_id"]) if t))):
                 if whole:
                     item.setToolTip(column, plain_tooltip(str(whole)))
+            if planted:
+                tip = planted_tooltip(planted, server=_by_a_server(r))
+                item.setToolTip(COL_VERDICT, plain_tooltip(f"{label}\n{tip}"))
+                item.setForeground(COL_VERDICT, QBrush(QColor(theme.colour("warn"))))
             self.calls.addTopLevelItem(item)
         self._fit_columns()
         self._say_why_empty()
@@ -299,8 +310,9 @@ class ActivityTab(QWidget):
                 "as your rules and settings say. Each of those calls is listed here too.").format(client=client))
             return
         arguments = json.dumps(record["arguments"], ensure_ascii=False)
+        planted = planted_tooltip(_planted(record), server=_by_a_server(record))
         self.detail.setText(f"{record['call_id']} · {record['tool']} {arguments[:300]}\n"
-                            f"{provenance_phrase(str(record['provenance']))}")
+                            f"{provenance_phrase(str(record['provenance']))}" + (f"\n{planted}" if planted else ""))
 
     def _why(self) -> None:
         record = self.selected()
@@ -391,3 +403,17 @@ def _event(record: JsonObject) -> Event | None:
     if event in EVENT_LABELS:
         return Event(str(event))
     return None
+
+
+def _planted(record: JsonObject) -> list[Planted]:
+    """What the call tried to plant, put aside or back (full paths); none in a row from before
+    the log recorded it."""
+    return planted_of(record.get("planted"))
+
+
+def _by_a_server(record: JsonObject) -> bool:
+    """The call went to an MCP server (what it planted, the server left in its folder)."""
+    try:
+        return ToolSource(str(record.get("source") or "")).kind is SourceKind.MCP
+    except ValueError:  # a row with no source (an event) or a later version's kind
+        return False

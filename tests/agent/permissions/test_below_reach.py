@@ -156,3 +156,14 @@ def test_what_an_unpacker_may_link_below_the_folder_still_asks(setup: Setup, lin
 def test_a_deny_below_a_folder_the_line_makes_still_asks(setup: Setup, line: str) -> None:
     assert _effect(setup, MADE_FIRST, line) is Effect.ALLOW
     assert _asks(_effect(setup, MADE_FIRST + rule_text("@workspace/**/.env", effect="deny", tool="write"), line))
+
+
+@pytest.mark.parametrize("tar", ["bsdtar", "gtar"])
+def test_a_folder_bsdtar_or_gtar_unpacks_into_stays_a_folder(setup: Setup, tar: str) -> None:
+    """bsdtar (libarchive 3.6.2) refuses a member ``.`` that is a link as GNU tar does ("Can't
+    replace existing directory with non-directory", with ``-U`` "Could not unlink") and skips an
+    empty name, under bash and dash; gtar is GNU tar (s270). They asked where tar was allowed."""
+    rules = MADE_FIRST + rule_text(f"{tar} -xf **")
+    assert _effect(setup, rules, f"mkdir out/t && {tar} -xf a.tar -C out/t") is Effect.ALLOW
+    assert _asks(_effect(setup, rules, f"mkdir out/t && {tar} -xf a.tar -C out/t && mkdir out/t/sub"))
+    assert _asks(_effect(setup, rules, f"mkdir out/t && {tar} -xf a.tar -P -C out/t"))

@@ -11,10 +11,15 @@ program's own change-folder option (s210) is judged for a command a wrapper runs
 
 from __future__ import annotations
 
+import os
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from echo_desk.agent.permissions import Effect
 from echo_desk.agent.permissions.model import Opaque, Verdict
+from tests.agent.permissions.git_setup import git_in
 
 from .conftest import Setup
 from .passed_env import pass_on
@@ -257,3 +262,34 @@ def test_a_relative_index_the_line_gives_asks_where_the_agent_may_write(setup: S
 def test_an_absolute_index_the_agent_may_write_is_allowed(setup: Setup) -> None:
     assert _decide(setup, f"env GIT_INDEX_FILE={setup.workspace}/out/idx git add -A", GIT_ADD).effect is Effect.ALLOW
     assert _decide(setup, f"env GIT_INDEX_FILE={setup.workspace}/idx git add -A", GIT_ADD).effect is not Effect.ALLOW
+
+
+def _index_with_a_submodule_in_out(setup: Setup) -> Path:
+    """A repository whose own index holds no submodule, and out/idx, an index holding a gitlink
+    at out/sub, where a repository of the agent's lies."""
+    ws = setup.workspace
+    git_in(ws, "init", "-q")
+    git_in(ws, "commit", "-q", "--allow-empty", "-m", "x")
+    (ws / "out" / "sub").mkdir(parents=True, exist_ok=True)
+    git_in(ws / "out" / "sub", "init", "-q")
+    git_in(ws / "out" / "sub", "commit", "-q", "--allow-empty", "-m", "s")
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ws / "out" / "sub", capture_output=True, text=True,
+                          check=True).stdout.strip()
+    subprocess.run(["git", "update-index", "--add", "--cacheinfo", f"160000,{head},out/sub"], cwd=ws, check=True,
+                   env={**os.environ, "GIT_INDEX_FILE": str(ws / "out" / "idx"), "GIT_CONFIG_NOSYSTEM": "1"})
+    return ws / "out" / "idx"
+
+
+@pytest.mark.parametrize("named", ["absolute", "out/idx"])
+def test_the_submodules_of_the_index_git_index_file_names_count(setup: Setup, monkeypatch: pytest.MonkeyPatch,
+                                                               named: str) -> None:
+    """s270: git status and git add -A run git in the submodules of the index GIT_INDEX_FILE
+    names: with out/idx holding a gitlink at out/sub, ``env GIT_INDEX_FILE=out/idx git status``
+    ran the core.fsmonitor of out/sub/.git/config (git 2.39, bash and dash), while the engine
+    read the repository's own index, which holds none."""
+    index = _index_with_a_submodule_in_out(setup)
+    rules = RULES + WRITES_OUT
+    assert _decide(setup, "git status", rules).effect is Effect.ALLOW
+    pass_on(monkeypatch, "GIT_INDEX_FILE", str(index) if named == "absolute" else named)
+    assert _decide(setup, "git status", rules).effect is not Effect.ALLOW
+    assert _decide(setup, "git add -A", rules).effect is not Effect.ALLOW

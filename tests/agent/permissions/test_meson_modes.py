@@ -116,17 +116,24 @@ def test_an_install_below_the_project_s_prefix_stays_allowed(setup: Setup, line:
     assert effect_under(setup, INSTALLS, line) is Effect.ALLOW
 
 
-# -- setup's install folders (s254) --------------------------------------------------------------
+# -- setup's install folders (s254, s273) ---------------------------------------------------------
 #: ``meson setup --prefix /x build`` records /x for ``meson install`` and opens nothing below it
 #: (it wrote only below build/: strace, meson 1.12, bash and dash), as ``-Dprefix=/x`` does: the
-#: value is not a folder it configures. An install below another folder than the prefix recorded
-#: (``--destdir``) asks as above.
+#: value is not a folder it configures. The later plain ``meson install`` writes below it without
+#: naming it, so the setup is judged as writing below it (s273: ``test_install_steps``).
 @pytest.mark.parametrize("line", [
     "meson setup --prefix /x build", "meson setup --prefix ~/.local build", "meson setup build --prefix /opt/p",
     "meson setup --prefix /x --libdir lib64 --buildtype release -D b_lto=true build", "meson setup -Dprefix=/x build",
     "meson setup --bindir /x/b --sysconfdir /etc --wrap-mode nodownload build",
 ])
-def test_setup_s_install_folders_are_not_folders_it_configures(setup: Setup, line: str) -> None:
+def test_setup_s_install_folders_are_judged_as_written_below(setup: Setup, line: str) -> None:
+    assert effect_under(setup, INSTALLS, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "meson setup --buildtype release --wrap-mode nodownload -D b_lto=true build", "meson setup build --unity on",
+])
+def test_setup_s_other_values_are_not_folders_it_configures(setup: Setup, line: str) -> None:
     assert effect_under(setup, INSTALLS, line) is Effect.ALLOW
 
 

@@ -152,6 +152,43 @@ def test_jest_where_the_agent_may_write_nothing_below_its_project_stays_allowed(
     assert effect_under(setup, rules, "npx jest -c jest.config.js") is Effect.ALLOW
 
 
+#: s270: vitest, ava and tap, read as mocha and jest are. vitest and ava loaded the module their
+#: --config names, tap ran the file it was given and the one --before names, and each ran a test
+#: the agent wrote below its project's folder given no words (vitest 4, ava 7, tap 21, node 20,
+#: under bash and dash: the s270 lines of the hostile corpus).
+MORE_RUNNERS = rule_text("[npx vitest|npx ava|npx tap|vitest|ava|tap|cd] **") + writes_allowed("@workspace/out/**")
+
+
+@pytest.mark.parametrize("line", [
+    "npx vitest run --config out/v.cjs", "npx vitest run -c out/v.mjs", "vitest --config=out/v.js",
+    "npx vitest run", "npx vitest", "vitest --root out", "npx vitest run --setupFiles out/s.js",
+    "npx ava --config out/a.config.mjs", "npx ava out/x.test.js", "ava --require ./out/x.js", "npx ava",
+    "npx tap out/x.js", "npx tap --before=out/b.js", "tap --before out/b.js", "npx tap", "cd out && npx tap",
+])
+def test_vitest_ava_and_tap_naming_or_finding_code_the_agent_may_write_ask(setup: Setup, project: Path,
+                                                                          line: str) -> None:
+    assert effect_under(setup, MORE_RUNNERS, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["npx vitest run", "npx vitest run --config vitest.config.ts", "npx ava --verbose",
+                                  "npx tap --reporter=dot", "npx tap test/a.test.js"])
+def test_vitest_ava_and_tap_where_the_agent_may_write_nothing_below_their_project_stay_allowed(
+        setup: Setup, project: Path, line: str) -> None:
+    rules = rule_text("[npx vitest|npx ava|npx tap] **") + writes_allowed("~/scratch/**")
+    assert effect_under(setup, rules, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("runner", "settings"), [
+    ("vitest run", "vitest.config.mjs"), ("vitest run", "vite.config.ts"), ("ava", "ava.config.mjs"),
+    ("ava", "ava.config.json"), ("tap", ".taprc"),
+])
+def test_their_settings_found_from_a_folder_below_count(setup: Setup, project: Path, runner: str,
+                                                        settings: str) -> None:
+    (project / "src" / "package.json").write_text("{}", encoding="utf-8")
+    rules = rule_text(f"[npx {runner}|cd] **") + writes_allowed(f"@workspace/{settings}")
+    assert effect_under(setup, rules, f"cd src && npx {runner}") is not Effect.ALLOW
+
+
 #: s268: bun passes every word after a script's name on to it, whether ``bun run NAME`` or
 #: ``bun NAME`` runs the script (a build script ``node b.js`` wrote where its --outDir said, and
 #: ``bun build2 ../x`` where its first word said: bun 1.4.5, node 20, under bash and dash).

@@ -128,3 +128,23 @@ def test_uv_settings_the_agent_may_write_ask(setup: Setup) -> None:
     rules = RULES.replace("[uv|", "[cd|uv|")
     assert _effect(setup, "cd out && uv pip list", rules) is not Effect.ALLOW
     assert _effect(setup, "cd src && uv pip list", rules) is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["env UV_SYSTEM_PYTHON=1 uv pip install black", "env UV_SYSTEM_PYTHON=true uv pip sync r.txt",
+                                  "cd out && uv pip install black"])
+def test_the_system_python_chosen_by_a_variable_or_the_agent_s_settings_asks(setup: Setup, line: str) -> None:
+    """s270: UV_SYSTEM_PYTHON=1 and ``[pip] system = true`` in uv.toml made ``uv pip install``
+    install into the first python on PATH as ``--system`` does (uv 0.13.10, ``--dry-run``:
+    'Using Python 3.11.7 environment at: /root/.pyenv/…', under bash and dash). The variable is
+    one of uv's not read here, so it asks; a uv.toml the agent may write asks as uv's settings
+    do (s255). (These asked before s270: kept as they are.)"""
+    (setup.workspace / "out" / "uv.toml").write_text("[pip]\nsystem = true\n", encoding="utf-8")
+    rules = RULES.replace("[uv|", "[cd|env|uv|")
+    assert _effect(setup, line, rules) is not Effect.ALLOW
+
+
+def test_the_project_s_own_system_setting_is_the_person_s(setup: Setup) -> None:
+    """A uv.toml the agent may not write is the person's, as their pip.conf is: ``system = true``
+    there is their choice, and a rule for ``uv pip install`` covers it."""
+    (setup.workspace / "uv.toml").write_text("[pip]\nsystem = true\n", encoding="utf-8")
+    assert _effect(setup, "uv pip install black") is Effect.ALLOW

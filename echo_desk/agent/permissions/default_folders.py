@@ -1,0 +1,154 @@
+"""Programs that read the folder they run in when the line names none: ``grep -r KEY`` searches
+``.`` and everything below it, as ``rg KEY``, ``find -name x``, ``ls -R``, ``tree`` and ``du -a``
+do. The deny rules judge such a command as if the line named ``.`` (``shell_verdict``): with
+``@workspace/src/**`` read-denied, ``grep -r KEY`` at the workspace's top printed
+``src/main.py:KEY=secret`` under bash and dash (strace: src/main.py opened) while ``grep -r KEY
+.`` asked (s275).
+
+Each program is declared here with how to tell, from its words, that it names nothing to read.
+Where that cannot be told for sure (a word only known when the line runs, a program without an
+option table here), it counts as reading ``.``: one more ask, never a missed deny.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from echo_desk.agent.permissions import git_reading
+from echo_desk.agent.permissions import program_options as table
+from echo_desk.agent.permissions.options import OptionSet, Parsed, read_options
+
+__all__ = ["reads_working_folder"]
+
+Args = Sequence[str | None]
+
+
+def reads_working_folder(program: str | None, args: Args) -> bool:
+    """Whether ``program`` with the words ``args`` (after its name) reads the folder it runs in
+    without the line naming it."""
+    judge = _PROGRAMS.get(program or "")
+    return judge is not None and judge(args)
+
+
+def _parsed(args: Args, spec: OptionSet) -> tuple[Parsed, set[str]]:
+    parsed = read_options(args, spec)
+    names = {name for seen in parsed.seen if seen.option is not None for name in seen.option.names}
+    return parsed, names
+
+
+def _grep(args: Args) -> bool:
+    """grep reads ``.`` when it reads folders recursively and is given no file: its first operand
+    is the pattern unless ``-e`` or ``-f`` gives it."""
+    parsed, names = _parsed(args, table.GREP)
+    if parsed.dynamic:
+        return True
+    directories = [s.value for s in parsed.seen if s.option is not None and "--directories" in s.option.names]
+    recursive = bool(names & {"-r", "--recursive", "-R", "--dereference-recursive"}) or any(
+        value is None or (value != "" and "recurse".startswith(value)) for value in directories)
+    return recursive and not _files(parsed, names, {"-e", "--regexp", "-f", "--file"})
+
+
+def _rg(args: Args) -> bool:
+    """rg searches ``.`` when given no path; with ``--files`` every operand is a path."""
+    parsed, names = _parsed(args, table.RG)
+    return parsed.dynamic or not _files(parsed, names, {"-e", "--regexp", "-f", "--file", "--files"})
+
+
+def _files(parsed: Parsed, names: set[str], pattern_options: set[str]) -> list[str | None]:
+    """The operands naming files: all of them where an option gives the pattern."""
+    operands = [value for _, value in parsed.operands]
+    return operands if names & pattern_options else operands[1:]
+
+
+def _tree(args: Args) -> bool:
+    parsed = read_options(args, table.TREE)
+    return parsed.dynamic or not parsed.operands
+
+
+def _find(args: Args) -> bool:
+    """find's starting points are the words before its first expression word (after ``-H``,
+    ``-L``, ``-P``, ``-D``, ``-O``); none: ``.``."""
+    i = 0
+    while i < len(args) and (args[i] in table.FIND_GLOBAL or (args[i] or "").startswith(("-O", "-D"))):
+        i += 2 if args[i] == "-D" else 1
+    first = args[i] if i < len(args) else "-"
+    return first is not None and (first.startswith("-") or first in ("(", "!", ")", ","))
+
+
+def _operands_by(short_values: str, long_values: tuple[str, ...]) -> Callable[[Args], bool]:
+    """For a GNU program without an option table here (ls, du): whether it is given no operand,
+    knowing which options take the next word as their value (a long one may be abbreviated)."""
+
+    def given_none(args: Args) -> bool:
+        takes_next = False
+        for k, word in enumerate(args):
+            if word is None:
+                return True
+            if takes_next:
+                takes_next = False
+            elif word == "--":
+                return k + 1 == len(args)
+            elif word.startswith("--") and len(word) > 2:
+                name = word.partition("=")[0]
+                takes_next = "=" not in word and any(long.startswith(name) for long in long_values)
+            elif word.startswith("-") and len(word) > 1:
+                at = next((n for n, letter in enumerate(word[1:], start=1) if letter in short_values), None)
+                takes_next = at is not None and at == len(word) - 1
+            else:
+                return False
+        return True
+
+    return given_none
+
+
+_ls = _operands_by("ITw", ("--ignore", "--hide", "--tabsize", "--width", "--format", "--sort", "--time",
+                           "--time-style", "--quoting-style", "--indicator-style", "--block-size"))
+_du = _operands_by("BdtX", ("--block-size", "--max-depth", "--threshold", "--exclude", "--exclude-from",
+                            "--files0-from", "--time-style"))
+
+
+def _git(args: Args) -> bool:
+    """git grep searches the files below the folder it runs in (the worktree's, or the tree a
+    revision names): a pathspec narrows it with git's own globs (``-- '*.py'`` matches
+    src/main.py), which the engine does not read as the shell's, so it counts whatever it is
+    given. git ls-files lists the names below it, as find does."""
+    sub = git_reading.subcommand(("git", *args))
+    if sub is None:
+        return any(word is None for word in args)  # (a subcommand only known when it runs)
+    return sub in ("grep", "ls-files")
+
+
+def _ruff(args: Args) -> bool:
+    """``ruff check`` and ``ruff format`` check ``.`` when given no path (ruff 0.x: every file
+    below it opened, its findings printed with the lines around them)."""
+    parsed = read_options(args, table.RUFF_GLOBAL)
+    if parsed.dynamic:
+        return True
+    if parsed.rest is None or args[parsed.rest] not in ("check", "format"):
+        return False
+    own = read_options(args[parsed.rest + 1:], table.RUFF_CHECK)
+    return own.dynamic or not own.operands
+
+
+_ctags_given_none = _operands_by("foLDhI", ())
+
+
+def _ctags(args: Args) -> bool:
+    """ctags with ``-R`` (``--recurse``) and no file reads ``.``: each tag's search pattern is
+    the line that defines it (``KEY=secret`` of src/main.py, Universal Ctags 5.9)."""
+    recursive = any(word is None or word == "-R" or (word.startswith("--recurse") and word != "--recurse=no")
+                    or (word[:1] == "-" and word[1:2] != "-" and "R" in word) for word in args)
+    return recursive and _ctags_given_none(args)
+
+
+def _always(args: Args) -> bool:
+    """ag, ack and fd take a pattern and then paths, with options of values not known here:
+    they count as reading ``.`` whatever they are given."""
+    return True
+
+
+_PROGRAMS: dict[str, Callable[[Args], bool]] = {
+    "grep": _grep, "egrep": _grep, "fgrep": _grep, "rg": _rg, "tree": _tree, "find": _find,
+    "ls": _ls, "du": _du, "git": _git,
+    "ruff": _ruff, "ctags": _ctags, "ag": _always, "ack": _always, "fd": _always, "fdfind": _always,
+}

@@ -1,0 +1,62 @@
+"""What a call tried to plant, in the person's language: the mark that says how many entries
+were blocked, and each entry with what was done and where it is kept. Shared by the chat's tool
+card (``chat/sandbox_card.py``) and the Activity tab, from the typed ``Planted`` values. No Qt."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from echo_desk.common.visible_text import visible
+from echo_desk.i18n import N_, _, ngettext
+from echo_desk.tools.planted import Change, Planted
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+#: How each change is said after its path, by (change, whether the earlier version is back or,
+#: for something new, whether it was kept).
+_DONE = {
+    (Change.CREATED, True): N_("new: put aside"),
+    (Change.CREATED, False): N_("new: removed"),
+    (Change.CHANGED, True): N_("changed: put aside, your earlier version is back"),
+    (Change.CHANGED, False): N_("changed: put aside, your earlier version could not be put back"),
+    (Change.REMOVED, True): N_("removed: put back"),
+    (Change.REMOVED, False): N_("removed: could not be put back"),
+}
+
+#: What the guard could not take out of the workspace (whatever the change): the warning first.
+_STILL_THERE = N_("could not be removed: it is still in the workspace, do not use it")
+
+
+def done_text(p: Planted) -> str:
+    """What was done with one entry."""
+    if p.still_there:
+        return _(_STILL_THERE)
+    return _(_DONE[(p.change, bool(p.kept) if p.change is Change.CREATED else p.put_back)])
+
+
+def planted_label(count: int) -> str:
+    """'⚠ 2 plants blocked': the mark on a call that planted something."""
+    return ngettext("⚠ {n} plant blocked", "⚠ {n} plants blocked", count).format(n=count)
+
+
+def put_aside_lines(folder: str, planted: Sequence[Planted]) -> list[str]:
+    """Every entry with its full path and what was done, and where what it left is kept: for a
+    notice or a tooltip that, unlike the card's line, names them all."""
+    lines = []
+    for item in planted:
+        path = visible(os.path.join(folder, item.path) if folder else item.path, one_line=True)
+        lines.append(_("{path} ({what})").format(path=path, what=done_text(item)))
+        if item.kept and not item.still_there:
+            lines.append("    " + _("kept, never run, at {path}").format(path=visible(item.kept, one_line=True)))
+    return lines
+
+
+def planted_tooltip(planted: Sequence[Planted], *, server: bool = False) -> str:
+    """The mark's tooltip (plain text): what was blocked, each entry and where it is kept."""
+    if not planted:
+        return ""
+    heading = (_("The sandboxed server left in its folder what would run code later, outside the sandbox:")
+               if server else _("The command tried to plant what would run code later, outside the sandbox:"))
+    return "\n".join([heading, *put_aside_lines("", planted)])

@@ -1,0 +1,76 @@
+"""Where build tools' install steps write, and the build folder files they run (s273), each
+proven with strace under bash and dash (meson 1.12, cmake 3.25, ninja 1.11, cargo 1.95):
+
+- ``meson setup``/``meson configure`` record the install folders (``--prefix P``, ``-Dprefix=P``,
+  ``--bindir``…) in the build folder, and a later plain ``meson install`` writes below them
+  without naming them: the configure is judged as writing below each, as cmake's is (s172);
+- meson keeps the rest of what it read in the build folder as Python pickles
+  (``meson-private/*.dat``): a planted ``install.dat`` ran a command under ``meson install``,
+  ``coredata.dat`` under ``meson compile`` and under ``ninja`` (its regenerate step): code;
+- the ``install`` target of cmake's build folder, under ninja or make, runs its
+  ``cmake_install.cmake``: code;
+- ``cargo install`` writes the program into ~/.cargo/bin, on your PATH: a rule covers it only by
+  naming it, as ``go install``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from echo_desk.agent.permissions import Effect
+
+from .conftest import Setup
+from .engine_verdicts import effect_under, rule_text, writes_allowed
+
+BUILDS = rule_text("[meson|cmake|ninja|make|cargo|go|cd] **")
+
+
+@pytest.mark.parametrize("line", [
+    "meson setup --prefix @HOME@ b", "meson setup b --prefix=@HOME@", "meson setup -Dprefix=@HOME@ b",
+    "meson setup -D prefix=@HOME@ b", "meson setup b -Dsub:prefix=@HOME@", "meson b -Dprefix=@HOME@",
+    "meson configure -Dprefix=@HOME@ b", "meson configure b --prefix @HOME@", "meson setup --reconfigure b --prefix @HOME@",
+    "meson setup --datadir @HOME@/share b", "meson configure b -Dbindir=@HOME@/bin",
+    "meson configure b --libdir lib",  # (below the prefix the build recorded: not known here)
+    "meson setup --prefix=~/x b",  # (a `~` glued by `=`: bash expands it in some words, dash in none)
+])
+def test_a_recorded_install_folder_is_judged_as_written_below(setup: Setup, line: str) -> None:
+    line = line.replace("@HOME@", str(setup.home))
+    assert effect_under(setup, BUILDS, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "meson setup b", "meson setup b -Db_lto=true --buildtype release --wrap-mode nodownload", "meson configure b",
+    "meson configure b -Dwerror=true", "meson compile -C b", "meson install -C b", "ninja -C b", "ninja -C b install",
+    "cmake --build b", "cargo build", "cargo test",
+])
+def test_everyday_builds_stay_allowed(setup: Setup, line: str) -> None:
+    assert effect_under(setup, BUILDS, line) is Effect.ALLOW
+
+
+#: The agent may write data files anywhere in the workspace, or only cmake's install script.
+DATA = writes_allowed("@workspace/**/*.dat")
+INSTALL_SCRIPT = writes_allowed("@workspace/out/b/cmake_install.cmake")
+
+
+@pytest.mark.parametrize("line", [
+    "meson install -C out/b", "meson install -Cout/b --no-rebuild", "cd out/b && meson install", "meson compile -C out/b",
+    "meson test -C out/b", "meson configure out/b", "ninja -C out/b",
+])
+def test_meson_s_build_folder_pickles_are_code(setup: Setup, line: str) -> None:
+    assert effect_under(setup, BUILDS + DATA, line) is not Effect.ALLOW
+    assert effect_under(setup, BUILDS, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["ninja -C out/b install", "cd out/b && ninja install", "ninja -C out/b",
+                                  "cd out/b && make install", "cd out/b && make"])
+def test_cmake_s_install_script_is_code_for_ninja_and_make(setup: Setup, line: str) -> None:
+    (setup.workspace / "out" / "b").mkdir(parents=True)
+    (setup.workspace / "out" / "b" / "Makefile").write_text("install:\n\tcmake -P cmake_install.cmake\n")
+    assert effect_under(setup, BUILDS + INSTALL_SCRIPT, line) is not Effect.ALLOW
+    assert effect_under(setup, BUILDS, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["cargo install --path .", "cargo install --path . --root out/r", "cargo -q install --path ."])
+def test_cargo_install_needs_a_rule_naming_it(setup: Setup, line: str) -> None:
+    assert effect_under(setup, BUILDS, line) is not Effect.ALLOW
+    assert effect_under(setup, BUILDS + rule_text("cargo install **", "cargo -q install **"), line) is Effect.ALLOW

@@ -1,0 +1,39 @@
+"""A sandboxed ``run_command`` that plants something, run through the dispatcher: its audit row
+records each entry (full path, what was done, where it is kept), as its card in the chat does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sandbox_helpers import Jail, requires_bwrap, tool_with
+
+from echo_desk.agent.host import ApprovalChoice, ScriptedHost
+from echo_desk.agent.model import ToolCall
+from echo_desk.agent.scope import Scope
+from echo_desk.tools.planted import Change, planted_of
+from tests.agent.fakes import make_engine
+
+pytestmark = requires_bwrap
+
+
+async def test_planted_editor_tasks_are_in_the_calls_audit_row_with_their_full_path(jail: Jail, tmp_path: Path) -> None:
+    dispatcher, _schemas, _settings = make_engine(tmp_path, tool_with())
+    scope = Scope(label="conversation", workspace_roots=(jail.workspace,))
+    # An editor's tasks that run when the folder is opened.
+    command = "mkdir .vscode && printf '{\"tasks\": []}' > .vscode/tasks.json"
+    try:
+        envelope = await dispatcher.execute_tool(
+            ToolCall(id="c1", name="run_command", arguments=json.dumps({"command": command})), scope,
+            ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE))
+        assert envelope.ok and envelope.metadata["sandbox"]["sandboxed"] is True, envelope.content
+        assert dispatcher.audit is not None
+        [row] = dispatcher.audit.query(tool="run_command")
+    finally:
+        dispatcher.close()
+        if dispatcher.audit is not None:
+            dispatcher.audit.close()
+    [tasks] = planted_of(row["planted"])
+    assert tasks.path == str(jail.workspace / ".vscode") and tasks.change is Change.CREATED
+    assert (Path(tasks.kept) / "tasks.json").read_text() == '{"tasks": []}'
+    assert not (jail.workspace / ".vscode").exists()
