@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from echo_desk.agent.permissions import git_reading
+from echo_desk.agent.permissions import git_reading, git_whole_reads, hg_whole_reads
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.options import OptionSet, Parsed, read_options
 
-__all__ = ["reads_working_folder"]
+__all__ = ["reads_repository", "reads_working_folder"]
 
 Args = Sequence[str | None]
 
@@ -28,6 +28,20 @@ def reads_working_folder(program: str | None, args: Args) -> bool:
     without the line naming it."""
     judge = _PROGRAMS.get(program or "")
     return judge is not None and judge(args)
+
+
+def reads_repository(program: str | None, args: Args) -> bool:
+    """Whether ``program`` with the words ``args`` reads the repository it runs in from its top
+    folder, whatever folder below it the line runs in (``git diff``, ``git show``:
+    ``git_whole_reads``; ``git grep KEY -- :/`` searches from the top; ``hg files``:
+    ``hg_whole_reads``)."""
+    if program == "hg":
+        return hg_whole_reads.reads_whole_repository(args)
+    if program != "git":
+        return False
+    if git_whole_reads.reads_whole_repository(args):
+        return True
+    return _git(args) and any(word is None or word.startswith(":") for word in args)
 
 
 def _parsed(args: Args, spec: OptionSet) -> tuple[Parsed, set[str]]:

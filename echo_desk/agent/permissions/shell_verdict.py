@@ -32,6 +32,7 @@ from echo_desk.agent.permissions import (
     git_foreach,
     git_reading,
     git_repositories,
+    git_whole_reads,
     git_worktree_updates,
     line_changes,
     line_environment,
@@ -1044,10 +1045,15 @@ class _Judge:
         """The read deny a program reaches reading the folder it runs in without the line
         naming it (``grep -r KEY``, ``rg KEY``: ``default_folders``), judged as ``.`` would be.
         It only reads there: the write rules are not its business."""
-        if not self.read_denies or not values or not default_folders.reads_working_folder(
-                programs.name_of(values[0]), values[1:]):
+        if not self.read_denies or not values:
             return None
-        for target in self._paths_of(Word(".", ".")):
+        program = programs.name_of(values[0])
+        folders = list(self._paths_of(Word(".", ".")))
+        if default_folders.reads_repository(program, values[1:]):
+            folders += [git_whole_reads.repository_top(folder) for folder in folders]
+        elif not default_folders.reads_working_folder(program, values[1:]):
+            return None
+        for target in folders:
             found = self._denied(target, reading, shallow=shallow, denies=self.read_denies)
             if found is not None:
                 return found
