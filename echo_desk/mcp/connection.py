@@ -48,8 +48,8 @@ from echo_desk.mcp.server_process import ServerProcess
 from echo_desk.mcp.stdio_transport import stdio_with_lane
 
 if TYPE_CHECKING:
-    from echo_desk.sandbox import Planted
     from echo_desk.store.settings import SandboxSettings
+    from echo_desk.tools.planted import Planted
 
 log = logging.getLogger(__name__)
 

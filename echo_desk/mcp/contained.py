@@ -28,6 +28,7 @@ from echo_desk.sandbox.domains import DomainRule, parse_rules
 from echo_desk.sandbox.proxy import DomainProxy, RelayListener
 from echo_desk.store import own_files, paths
 from echo_desk.store.settings import SandboxSettings
+from echo_desk.tools.planted import Planted
 
 #: Builds a server's proxy from its rules (tests give it a resolver mapping a test name to loopback).
 make_proxy: Callable[[tuple[DomainRule, ...]], DomainProxy] = DomainProxy
@@ -79,7 +80,7 @@ class Contained:
         """Whether ``planted`` looks at anything (the server works in a folder the person chose)."""
         return bool(self.launch.guards)
 
-    def planted(self) -> tuple[sandbox.Planted, ...]:
+    def planted(self) -> tuple[Planted, ...]:
         """What the server left since it started that could make a program run code later: put
         aside, and what it changed or removed put back (``sandbox.guard``). Blocking (it walks
         the folder): call off the loop. Each time against the snapshot taken before the start,

@@ -81,7 +81,7 @@ from echo_desk.store.settings import Settings, SettingsStore
 from echo_desk.tools import Tool, ToolExecutionContext, ToolHost, ToolResult
 
 if TYPE_CHECKING:
-    from echo_desk.sandbox import Planted
+    from echo_desk.tools.planted import Planted
 
 __all__ = ["McpManager", "RegistryLike"]
 

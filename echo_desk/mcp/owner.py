@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from echo_desk.mcp.config import ServerConfig
     from echo_desk.mcp.connection import ServerConnection
     from echo_desk.mcp.status import ServerStatus
-    from echo_desk.sandbox import Planted
     from echo_desk.tools import ToolExecutionContext, ToolHost, ToolResult
+    from echo_desk.tools.planted import Planted
 
 
 class ToolOwner(Protocol):

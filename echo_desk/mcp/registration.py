@@ -22,7 +22,7 @@ from echo_desk.tools import Tool
 
 if TYPE_CHECKING:
     from echo_desk.mcp.owner import ToolOwner
-    from echo_desk.sandbox import Planted
+    from echo_desk.tools.planted import Planted
 
 
 class RegistryLike(Protocol):

@@ -12,7 +12,7 @@ from echo_desk.mcp.sanitize import strip_hidden
 from echo_desk.tools import ErrorKind, ToolResult
 
 if TYPE_CHECKING:
-    from echo_desk.sandbox import Planted
+    from echo_desk.tools.planted import Planted
 
 #: What one call may hand to the model; the rest is cut with a note (servers are untrusted).
 MAX_OUTPUT_CHARS = 100_000

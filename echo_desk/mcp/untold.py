@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from echo_desk.sandbox import Planted
+    from echo_desk.tools.planted import Planted
 
 
 @dataclass(frozen=True)

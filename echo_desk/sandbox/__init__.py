@@ -29,7 +29,6 @@ if TYPE_CHECKING:
         SandboxSpec,
         prepare,
     )
-    from echo_desk.sandbox.planted import Change, Planted
 
 _HOME = {
     "Blocked": "blocked",
@@ -42,8 +41,6 @@ _HOME = {
     "probe": "detect",
     "allowed_environment": "environment",
     "command_environment": "environment",
-    "Change": "planted",
-    "Planted": "planted",
     "HiddenSystemFolder": "launch",
     "HiddenWorkspace": "launch",
     "Launch": "launch",
@@ -56,12 +53,10 @@ _HOME = {
 __all__ = [
     "Availability",
     "Blocked",
-    "Change",
     "HiddenSystemFolder",
     "HiddenWorkspace",
     "Launch",
     "LinksTooFar",
-    "Planted",
     "ProtectedLinkToWorkspace",
     "SandboxSpec",
     "Status",

@@ -30,7 +30,7 @@ from typing import NamedTuple
 from echo_desk.sandbox import aside, repositories, unlock
 from echo_desk.sandbox import inventory as inventory_module
 from echo_desk.sandbox.dirwalk import Folders
-from echo_desk.sandbox.planted import Change, Planted
+from echo_desk.tools.planted import Change, Planted
 
 #: Content kept to put a file back: larger files (or beyond the total) are watched, not kept.
 MAX_KEPT_FILE = 1 << 20

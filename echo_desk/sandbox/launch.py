@@ -36,7 +36,7 @@ from echo_desk.sandbox.guard import Guard
 from echo_desk.sandbox.helper import helper_command
 from echo_desk.sandbox.paths import existing_real, is_under
 from echo_desk.sandbox.placeholders import Placeholder
-from echo_desk.sandbox.planted import Planted
+from echo_desk.tools.planted import Planted
 
 FORWARDER = Path(forwarder.__file__)  # imported, so the desktop bundle carries it too
 RELAY = Path(relay_launcher.__file__)

@@ -4,7 +4,7 @@ quit (the check at each server's end), kept until the person has been told.
 Quitting, there is no call left whose result could say it, and a log is no place a person looks:
 each server's record is kept here (SQLite, private, in the data folder), and the app shows what
 is still untold at its next start, then marks it told. The CLI prints it as it quits instead.
-Plain values: each entry is ``sandbox.Planted.to_json()``'s, read back by whoever shows it.
+Plain values: each entry is ``tools.planted.Planted.to_json()``'s, read back by whoever shows it.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from echo_desk.agent.envelope import DENIED_KEY, Envelope
 from echo_desk.agent.status import ToolStatus
-from echo_desk.sandbox.planted import Change, Planted
+from echo_desk.tools.planted import Change, Planted
 from echo_desk.tools.results import ErrorKind, FileChange, FileChangeKind
 from echo_desk.ui.chat.card_facts import GridColumn, Part, SandboxFacts, SubCall, SubText, Unreadable
 from echo_desk.ui.chat.card_parse import (

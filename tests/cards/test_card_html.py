@@ -14,7 +14,7 @@ import pytest
 
 from echo_desk.agent.status import ToolStatus
 from echo_desk.common.visible_text import has_hidden, visible
-from echo_desk.sandbox.planted import Change, Planted
+from echo_desk.tools.planted import Change, Planted
 from echo_desk.tools.results import FileChange, FileChangeKind
 from echo_desk.ui.chat.card_facts import (
     GridColumn,

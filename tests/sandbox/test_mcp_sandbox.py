@@ -29,9 +29,8 @@ from echo_desk.mcp.explain import explained
 from echo_desk.mcp.importers import apply_import, preview_import
 from echo_desk.mcp.results import convert_result, with_planted
 from echo_desk.runtime import Runtime
-from echo_desk.sandbox import Change
 from echo_desk.store.settings import SandboxSettings, SettingsStore
-from echo_desk.tools.planted import planted_of
+from echo_desk.tools.planted import Change, planted_of
 from echo_desk.ui.chat.card_parse import sandbox_of
 from echo_desk.ui.chat.sandbox_card import sandbox_lines
 

@@ -8,8 +8,8 @@ import sqlite3
 import stat
 from pathlib import Path
 
-from echo_desk.sandbox.planted import Change, Planted
 from echo_desk.store.left_at_quit import LeftAtQuitStore
+from echo_desk.tools.planted import Change, Planted
 
 
 def test_records_are_kept_private_in_order_and_told_once(tmp_path: Path) -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from echo_desk.sandbox.planted import Change, Planted
 from echo_desk.store.left_at_quit import LeftAtQuitStore
+from echo_desk.tools.planted import Change, Planted
 from echo_desk.ui.app.left_at_quit_notice import LeftAtQuitNotice, left_at_quit_box
 from echo_desk.ui.core import i18n_qt
 

@@ -22,6 +22,7 @@ from echo_desk.sandbox.proxy import DomainProxy
 from echo_desk.store import own_files, paths
 from echo_desk.store.settings import SandboxMode, Settings
 from echo_desk.tools import SANDBOX_TARGET, Placement, Protection, ProtectionReason, Target, ToolError
+from echo_desk.tools.planted import Planted
 
 NO_NETWORK = "network: none"
 ONLY_DOMAINS = "network: only "
@@ -206,7 +207,7 @@ async def finish_network(proxy: DomainProxy | None, meta: dict[str, object]) -> 
             "workspace, a bare IP address, or a local address). The person can add a domain in Settings › Sandbox.")
 
 
-def planted_facts(planted: tuple[sandbox.Planted, ...], launch: sandbox.Launch | None,
+def planted_facts(planted: tuple[Planted, ...], launch: sandbox.Launch | None,
                   meta: dict[str, object], *, checked_later: bool = False) -> str:
     """Record in ``meta`` what the command tried to plant (typed: ``Planted.to_json``; the card
     reads it) and return the line for the model ('' when nothing). ``checked_later``: the sandbox

@@ -43,6 +43,7 @@ from echo_desk.tools import (
     ToolResult,
     ToolRole,
 )
+from echo_desk.tools.planted import Planted
 
 log = logging.getLogger(__name__)
 
@@ -263,7 +264,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
             if launch is not None:
                 launch.close()
         network = command_sandbox.start_network(plan, launch)
-        planted: tuple[sandbox.Planted, ...] = ()
+        planted: tuple[Planted, ...] = ()
         checked_later = False
         buffer = OutputBuffer()
         output_ended = asyncio.Event()
@@ -399,7 +400,7 @@ _late_checks: set[asyncio.Task[None]] = set()
 
 
 async def _check_what_it_left(proc: asyncio.subprocess.Process, launch: sandbox.Launch,
-                              inside: ending.Inside | None) -> tuple[tuple[sandbox.Planted, ...], bool]:
+                              inside: ending.Inside | None) -> tuple[tuple[Planted, ...], bool]:
     """What the sandbox left that could run code later, put aside or put back once nothing of it
     runs. When something of it still runs at the bound (bwrap not reaped, a process the kernel has
     not ended: a machine under heavy load, a process stuck in the kernel), the check is neither

@@ -18,7 +18,7 @@ from echo_desk.agent.status import ToolStatus
 from echo_desk.i18n import N_
 
 if TYPE_CHECKING:
-    from echo_desk.sandbox.planted import Planted
+    from echo_desk.tools.planted import Planted
     from echo_desk.tools.results import FileChange, JsonObject
 
 #: A grid cell as kept for the card: scalars as they are, anything else as (cut) text.

@@ -13,7 +13,7 @@ from echo_desk.ui.chat.sandbox_card import put_aside_lines
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from echo_desk.sandbox.planted import Planted
+    from echo_desk.tools.planted import Planted
 
 
 def server_lines(server: str, folder: str, planted: Sequence[Planted], at: float | None = None) -> list[str]:

@@ -14,8 +14,8 @@ from PySide6.QtCore import QPoint
 
 from echo_desk import sandbox
 from echo_desk.agent.status import ToolStatus
-from echo_desk.sandbox.planted import Change, Planted
 from echo_desk.tools import ToolExecutionContext
+from echo_desk.tools.planted import Change, Planted
 from echo_desk.ui.chat.sandbox_card import (
     PLANTED_ANCHOR,
     planted_of,
