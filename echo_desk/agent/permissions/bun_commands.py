@@ -173,30 +173,32 @@ def bun_reading(argv: Argv, program: str) -> Reading:
     # (an option not known here may take the next word, and leave `x` as the command)
     unknown_command = before.dynamic or any(s.option is None for s in before.seen) or (
         at is not None and argv[at] is None)
-    if at is not None and argv[at] == "x" and not unknown_command:
-        inner = bunx_reading(argv[at:], program)
-        return replace(inner, flags=(*flags_of(before, _BEFORE), *inner.flags),
-                       inners=tuple(i if i.start is None else replace(i, start=i.start + at) for i in inner.inners))
-    if at is not None and argv[at] == "build" and not unknown_command:
-        return _build_reading(argv, program, at, before)
     command = argv[at] if at is not None and not unknown_command else None
-    own = _COMMAND_OPTIONS.get(command or "")
-    if at is not None and command == "pm":
-        return _pm_reading(argv, program, at, before)
-    if at is not None and own is not None:
-        parsed = read_options(argv[at + 1:], own)
-        places = _operand_places(parsed, (*before.seen, *parsed.seen)) if command in _WRITES_OPERANDS else ()
-        return Reading(program, flags=(*flags_of(before, _BEFORE), *flags_of(parsed, own)),
-                       spellings=spellings_of(argv, read_options(argv[1:], _ANYWHERE)),
-                       written=places, written_below=places)
-    if command in _OWN_COMMANDS and command not in ("exec", *_LOOSE_COMMANDS):
-        # (a command of bun's whose options are on no list here: see bun_command_options)
-        return Reading(program, flags=(*flags_of(before, _BEFORE), _named_only(command)),
-                       spellings=spellings_of(argv, read_options(argv[1:], _ANYWHERE)))
-    if at is not None and argv[at] == "exec" and not unknown_command:
-        # (Bun's own shell, whose grammar the engine does not read: never allowed by a rule)
-        script = argv[at + 1] if len(argv) > at + 1 else None
-        return Reading(program, flags=tuple(flags_of(before, _BEFORE)), inners=(Inner(line=script or "", grammar=None),))
+    if at is not None and command is not None:
+        if command == "x":
+            inner = bunx_reading(argv[at:], program)
+            return replace(inner, flags=(*flags_of(before, _BEFORE), *inner.flags),
+                           inners=tuple(i if i.start is None else replace(i, start=i.start + at) for i in inner.inners))
+        if command == "build":
+            return _build_reading(argv, program, at, before)
+        if command == "pm":
+            return _pm_reading(argv, program, at, before)
+        own = _COMMAND_OPTIONS.get(command)
+        if own is not None:
+            parsed = read_options(argv[at + 1:], own)
+            places = _operand_places(parsed, (*before.seen, *parsed.seen)) if command in _WRITES_OPERANDS else ()
+            return Reading(program, flags=(*flags_of(before, _BEFORE), *flags_of(parsed, own)),
+                           spellings=spellings_of(argv, read_options(argv[1:], _ANYWHERE)),
+                           written=places, written_below=places)
+        if command == "exec":
+            # (Bun's own shell, whose grammar the engine does not read: never allowed by a rule)
+            script = argv[at + 1] if len(argv) > at + 1 else None
+            return Reading(program, flags=tuple(flags_of(before, _BEFORE)),
+                           inners=(Inner(line=script or "", grammar=None),))
+        if command in _OWN_COMMANDS and command not in _LOOSE_COMMANDS:
+            # (a command of bun's whose options are on no list here: see bun_command_options)
+            return Reading(program, flags=(*flags_of(before, _BEFORE), _named_only(command)),
+                           spellings=spellings_of(argv, read_options(argv[1:], _ANYWHERE)))
     anywhere = read_options(argv[1:], _ANYWHERE)
     return Reading(program, flags=tuple(flags_of(anywhere, _ANYWHERE)), spellings=spellings_of(argv, anywhere),
                    unreadable=unknown_command)
@@ -219,12 +221,14 @@ def script_words(argv: Argv) -> list[str | None]:
     for bun's other commands; ``None``: a word only known when the line runs, or an option not
     known before the name, which could take the next word."""
     at = _name_at(argv, 1)
-    if at is not None and at != _UNKNOWN and argv[at] == "run":
-        at = _name_at(argv, at + 1)
-    elif at is not None and at != _UNKNOWN and argv[at] in _LOOSE_COMMANDS:
-        return _scaffolder_words(argv[at + 1:])
-    elif at is not None and at != _UNKNOWN and argv[at] in _OWN_COMMANDS:
-        return []
+    if at is not None and at != _UNKNOWN:
+        command = argv[at]
+        if command == "run":
+            at = _name_at(argv, at + 1)
+        elif command in _LOOSE_COMMANDS:
+            return _scaffolder_words(argv[at + 1:])
+        elif command in _OWN_COMMANDS:
+            return []
     if at is None:
         return []
     return [None] if at == _UNKNOWN else list(argv[at + 1:])
