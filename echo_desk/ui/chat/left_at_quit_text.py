@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _
-from echo_desk.ui.chat.sandbox_card import put_aside_lines
+from echo_desk.ui.core.planted_text import put_aside_lines
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -17,8 +17,6 @@ from echo_desk.ui.chat.card_parse import planted_of as planted_of
 from echo_desk.ui.chat.card_parse import sandbox_of as sandbox_of
 from echo_desk.ui.core.palette import Palette, in_use
 from echo_desk.ui.core.planted_text import done_text, planted_label
-from echo_desk.ui.core.planted_text import planted_tooltip as planted_tooltip
-from echo_desk.ui.core.planted_text import put_aside_lines as put_aside_lines
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -287,7 +287,8 @@ class TranscriptView(QListView):
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         from echo_desk.ui.chat.markdown import link_target
-        from echo_desk.ui.chat.sandbox_card import PLANTED_ANCHOR, planted_tooltip
+        from echo_desk.ui.chat.sandbox_card import PLANTED_ANCHOR
+        from echo_desk.ui.core.planted_text import planted_tooltip
         from echo_desk.ui.core.rules_text import plain_tooltip
 
         # A hand over links and Copy; the tooltip shows where a link goes before it is clicked.

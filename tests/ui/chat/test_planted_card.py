@@ -19,7 +19,6 @@ from echo_desk.tools.planted import Change, Planted
 from echo_desk.ui.chat.sandbox_card import (
     PLANTED_ANCHOR,
     planted_of,
-    planted_tooltip,
     sandbox_html,
     sandbox_of,
 )
@@ -27,6 +26,7 @@ from echo_desk.ui.chat.tool_card import card_html
 from echo_desk.ui.chat.transcript import TOOL, TranscriptItem, TranscriptModel
 from echo_desk.ui.chat.transcript_view import TranscriptView
 from echo_desk.ui.core import i18n_qt
+from echo_desk.ui.core.planted_text import planted_tooltip
 from tests.run_command_helpers import run_command_tool
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
