@@ -7,8 +7,9 @@ extracted with git: ``_paired.py``), one with this tree's. Each is reached throu
 ``echo-desk gateway`` (the same code as its app, handing the client's pipes to it), by the
 official MCP SDK client; a third client calls the server directly. Calls go round the three in a
 shuffled order, N rounds. Printed per server: medians and p99 of each path, each gateway's ratio
-to direct, and the CPU per call of each app's MCP thread and of each gateway process (read from
-/proc; each app serves only its own gateway's calls, so it is exact whatever the load). The
+to direct, and the CPU per call of each app's MCP thread (its run time in ns from /proc's
+schedstat) and of each gateway process (clock ticks); each app serves only its own gateway's
+calls, so the figure is its per call whatever the load. The
 machine's load is printed before and after: on a busy machine the medians move, the CPU much less.
 Servers: mcp-server-time (PyPI), server-everything's ``echo`` (npm) when installed.
 
@@ -116,6 +117,11 @@ async def main(n: int) -> None:
         shutil.rmtree(base, ignore_errors=True)
 
 
+def run_seconds(thread_stat: str) -> float:
+    """A thread's time on a CPU, to the ns (its ``schedstat``; clock ticks are 10 ms apart)."""
+    return int(Path(thread_stat).with_name("schedstat").read_text().split()[0]) / 1e9
+
+
 async def compare(n: int, sides: dict[str, Side], name: str, entry: dict[str, Any], tool: str,
                   args: dict[str, Any]) -> None:
     from mcp import Client, StdioServerParameters
@@ -130,7 +136,7 @@ async def compare(n: int, sides: dict[str, Side], name: str, entry: dict[str, An
             for call in calls.values():
                 await call()
         stats = {label: (sides[label].app_thread_stat, f"/proc/{child_pid(sides[label].client)}/stat") for label in SIDES}
-        before = {label: [cpu_seconds(path) for path in paths] for label, paths in stats.items()}
+        before = {label: [run_seconds(stats[label][0]), cpu_seconds(stats[label][1])] for label in SIDES}
         samples: dict[str, list[float]] = {path: [] for path in calls}
         order = list(calls)
         shuffle = random.Random(11).shuffle
@@ -141,8 +147,8 @@ async def compare(n: int, sides: dict[str, Side], name: str, entry: dict[str, An
                 result = await calls[path]()
                 samples[path].append(time.perf_counter() - started)
                 assert not result.is_error, result
-        cpu = {label: [(cpu_seconds(path) - b) * 1000 / n for path, b in zip(stats[label], before[label], strict=True)]
-               for label in SIDES}
+        cpu = {label: [(now - then) * 1000 / n for now, then in zip(
+            (run_seconds(stats[label][0]), cpu_seconds(stats[label][1])), before[label], strict=True)] for label in SIDES}
     d = statistics.median(samples["direct"]) * 1000
     print(f"{name}__{tool}: direct {d:.3f} ms (p99 {percentile(samples['direct'], 99) * 1000:.3f})")
     for label in SIDES:
