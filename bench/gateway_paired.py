@@ -27,6 +27,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -129,9 +130,10 @@ async def compare(n: int, sides: dict[str, Side], name: str, entry: dict[str, An
     direct_params = StdioServerParameters(command=entry["command"], args=entry["args"])
     async with (Client(direct_params, mode="legacy") as direct, Client(sides["old"].gateway(), mode="legacy") as old,
                 Client(sides["new"].gateway(), mode="legacy") as new):
-        calls = {"direct": lambda: direct.call_tool(tool, args),
-                 "old": lambda: old.call_tool(f"{name}__{tool}", args),
-                 "new": lambda: new.call_tool(f"{name}__{tool}", args)}
+        calls: dict[str, Callable[[], Awaitable[Any]]] = {
+            "direct": lambda: direct.call_tool(tool, args),
+            "old": lambda: old.call_tool(f"{name}__{tool}", args),
+            "new": lambda: new.call_tool(f"{name}__{tool}", args)}
         for _ in range(30):  # warm up
             for call in calls.values():
                 await call()
