@@ -26,7 +26,6 @@ import contextlib
 import enum
 import json
 import logging
-import os
 import queue
 import sqlite3
 import threading
@@ -189,11 +188,10 @@ def _ending(ok: bool, error_kind: str | None, error: str, duration_ms: float,
 
 def _planted_column(planted: Sequence[Planted], planted_in: str) -> str:
     """The last column of a row: each planted entry as ``Planted.to_json`` with its full path
-    (when ``planted_in`` names the workspace), redacted by shape as the file changes are."""
+    (in the workspace it names, else in ``planted_in``), redacted by shape as the file changes are."""
     if not planted:
         return "[]"
-    entries = [{**p.to_json(), "path": os.path.join(planted_in, p.shown) if planted_in else p.shown}
-               for p in planted]
+    entries = [{**p.to_json(), "path": p.full(planted_in)} for p in planted]
     column: str = storable(_encode_plain(redact(entries)))
     return column
 
