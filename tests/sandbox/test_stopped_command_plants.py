@@ -20,6 +20,7 @@ from echo_desk.agent.scope import Scope
 from echo_desk.agent.undo.wiring import open_undo
 from echo_desk.tools.planted import Change, planted_of
 from echo_desk.tools.results import ErrorKind
+from echo_desk.ui.chat.sandbox_card import planted_mark, sandbox_html, sandbox_of
 from tests.agent.fake_model import ScriptedModel, calls
 from tests.agent.fakes import make_engine
 
@@ -83,6 +84,9 @@ async def test_a_command_stopped_after_it_planted_has_its_plants_in_its_card_and
     [shown] = card.metadata["sandbox"]["planted"]
     assert shown["path"] == ".vscode" and shown["change"] == "created"
     assert "blocked" in card.model_error  # the model is told too
+    facts = sandbox_of(card.metadata)  # what the chat's card shows of it, in its line and its header
+    assert facts is not None and ".vscode (new: put aside)" in sandbox_html(facts)
+    assert "⚠ 1 plant blocked" in planted_mark(facts.planted)
 
 
 @pytest.mark.parametrize("limit", ["command", "tool"])
