@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 import time
 from pathlib import Path
 
@@ -54,14 +55,17 @@ def _kept_tasks(jail: Jail, planted: object) -> None:
     assert not (jail.workspace / ".vscode").exists()
 
 
-@pytest.mark.parametrize("with_undo", [True, False], ids=["app", "no-undo"])
+@pytest.mark.parametrize(("with_undo", "shell"), [(True, "bash"), (False, "bash"), (True, "dash")],
+                         ids=["app", "no-undo", "dash"])
 async def test_a_command_stopped_after_it_planted_has_its_plants_in_its_card_and_audit_row(
-        jail: Jail, tmp_path: Path, with_undo: bool) -> None:
+        jail: Jail, tmp_path: Path, with_undo: bool, shell: str) -> None:
     dispatcher, schemas, settings = make_engine(tmp_path, tool_with())
     if with_undo:  # as the app wires it (Revert's journal)
         dispatcher.undo, _reverter = open_undo(tmp_path / "data", settings)
     scope = Scope(label="conversation", workspace_roots=(jail.workspace,))
-    model = ScriptedModel([calls(("c1", "run_command", json.dumps({"command": PLANTS_THEN_WAITS})))])
+    # (Under dash too: what the command runs in its sandbox makes no difference to the check.)
+    command = PLANTS_THEN_WAITS if shell == "bash" else f"dash -c {shlex.quote(PLANTS_THEN_WAITS)}"
+    model = ScriptedModel([calls(("c1", "run_command", json.dumps({"command": command})))])
     cards = _Cards()
     turn = asyncio.create_task(AgentLoop(model, dispatcher, schemas, max_turns=2).run(
         [], scope, ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE), cards))
