@@ -24,18 +24,7 @@ from echo_desk.runtime import Runtime
 from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.core.backend import CatalogBackend
 from echo_desk.ui.settings.settings_dialog import SettingsDialog
-
-
-def mnemonic(text: str) -> str | None:
-    """The letter Alt presses for ``text`` as Qt reads it (``&&`` is a literal ampersand)."""
-    i = 0
-    while i < len(text) - 1:
-        if text[i] == "&":
-            if text[i + 1] != "&":
-                return text[i + 1].lower()
-            i += 1
-        i += 1
-    return None
+from tests.ui.mnemonic_letters import mnemonic
 
 
 def _where(widget: QWidget, page: QWidget) -> dict[int, int]:
