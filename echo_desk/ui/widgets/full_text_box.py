@@ -158,6 +158,8 @@ class FullTextBox(QPlainTextEdit):
             else:  # not laid out yet: no number rather than a wrong one
                 text = _("More text below — scroll to the end or expand it before you can allow")
             self.marker.setText(text.format(lines=f"{lines:,}", chars=f"{chars:,}"))
+        # Heard with the box's name: what is below, and that Allow waits for it.
+        self.setAccessibleDescription(self.marker.text() if hidden else "")
         self.expand.setText(_("Expand"))
         self.expand.setAccessibleName(_("Show all of this text"))
         self.footer.setVisible(hidden)
