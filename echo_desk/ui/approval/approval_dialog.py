@@ -406,6 +406,8 @@ class ApprovalDialog(QDialog):
         }
         for widget, name in names.items():
             widget.setAccessibleName(name)
+        for box in (self.targets, self.arguments):  # two "Show all of this text" buttons: which one
+            box.expand.setAccessibleDescription(box.accessibleName())
 
     def _choose(self, choice: ApprovalChoice) -> Callable[[], None]:
         return lambda: self._finish(choice)

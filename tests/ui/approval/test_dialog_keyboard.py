@@ -137,6 +137,10 @@ def test_each_box_is_named_by_its_caption_and_says_what_is_left_below(qtbot, lan
         relations = QAccessible.queryAccessibleInterface(box).relations(QAccessible.RelationFlag.Label)
         labels = [interface.text(QAccessible.Text.Name) for interface, _relation in relations]
         assert labels == [without_mnemonic(caption.text())], box.accessibleName()
+    # Each Expand button says which box it opens: both are named "Show all of this text".
+    expands = [QAccessible.queryAccessibleInterface(box.expand).text(QAccessible.Text.Description)
+               for box in (dialog.targets, dialog.arguments)]
+    assert expands == [dialog.targets.accessibleName(), dialog.arguments.accessibleName()]
     targets = QAccessible.queryAccessibleInterface(dialog.targets)
     qtbot.waitUntil(lambda: dialog.targets.footer.isVisible())
     assert targets.text(QAccessible.Text.Description) == dialog.targets.marker.text() != ""
