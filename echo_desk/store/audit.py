@@ -27,7 +27,6 @@ import enum
 import functools
 import json
 import logging
-import os
 import queue
 import sqlite3
 import threading
@@ -97,6 +96,10 @@ class Event(enum.StrEnum):
     #: starting, without their tools (which: ``arguments["servers"]``); it is told to list them
     #: again once they have started (``gateway/fallback.py``).
     TOOLS_LISTED_WITHOUT = "tools_listed_without"
+    #: A sandboxed MCP server (``tool``: its name) left in its folder, outside any call that said
+    #: it (at its start, between calls, at its end), what would run code later: what the check at
+    #: its end put aside as Echo Desk quit (``planted``, full paths; ``arguments["folder"]``).
+    SERVER_LEFT = "server_left"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -208,11 +211,10 @@ def _chain_text(chain: tuple[str, ...]) -> str:
 
 def _planted_column(planted: Sequence[Planted], planted_in: str) -> str:
     """The last column of a row: each planted entry as ``Planted.to_json`` with its full path
-    (when ``planted_in`` names the workspace), redacted by shape as the file changes are."""
+    (in the workspace it names, else in ``planted_in``), redacted by shape as the file changes are."""
     if not planted:
         return "[]"
-    entries = [{**p.to_json(), "path": os.path.join(planted_in, p.shown) if planted_in else p.shown}
-               for p in planted]
+    entries = [{**p.to_json(), "path": p.full(planted_in)} for p in planted]
     column: str = storable(_encode_plain(redact(entries)))
     return column
 
@@ -302,6 +304,14 @@ def tools_listed_without(client: str, at: float, servers: list[str]) -> AuditRec
     return AuditRecord(at=at, conversation_id="", scope_chain=(), call_id="", tool="", source="gateway",
                        arguments={"servers": list(servers)}, decision="", provenance="", ok=True, error_kind=None,
                        error="", duration_ms=0.0, client=client, event=Event.TOOLS_LISTED_WITHOUT)
+
+
+def server_left(server: str, source: str, folder: str, planted: Sequence[Planted], at: float) -> AuditRecord:
+    """The record that the sandboxed server ``server`` (``source``: its tools' source) had left in
+    ``folder`` what was put aside as Echo Desk quit, which no call's record says."""
+    return AuditRecord(at=at, conversation_id="", scope_chain=(), call_id="", tool=server, source=source,
+                       arguments={"folder": folder}, decision="", provenance="", ok=True, error_kind=None, error="",
+                       duration_ms=0.0, event=Event.SERVER_LEFT, planted=tuple(planted), planted_in=folder)
 
 
 class AuditLog:
