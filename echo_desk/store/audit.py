@@ -38,7 +38,7 @@ from typing import Any
 from echo_desk.common.json_text import read_json
 from echo_desk.common.storable import storable
 from echo_desk.store import held_back
-from echo_desk.store.audit_journal import Journal, journal_path, json_items
+from echo_desk.store.audit_journal import Journal, journal_path
 from echo_desk.store.not_saved import storage_failure_text
 from echo_desk.store.private import connect_private
 from echo_desk.store.redact import redact, redact_for_storing, redact_text
@@ -150,17 +150,14 @@ class AuditRecord:
 @dataclass(frozen=True, slots=True)
 class RowStart:
     """The columns of a call's row known before its tool runs (who, what, with which arguments, why
-    allowed), stored form, and as the journal's JSON text. A call's record is begun with them while
-    its tool runs (``agent/pipeline/audit_record.py``: a server takes longer to answer than this
-    takes), so that when the call ends only the columns its end decides are left to put together
-    before its answer may go (``AuditLog.append_started``)."""
+    allowed), in stored form. A call's record is begun with them while its tool runs
+    (``agent/pipeline/audit_record.py``: a server takes longer to answer than this takes), so that
+    when the call ends only the columns its end decides are left to put together before its answer
+    may go (``AuditLog.append_started``)."""
 
     #: ``conversation_id`` … ``provenance`` (columns 1-8), and ``rule_source`` … ``event`` (14-17).
     head: tuple[Any, ...]
     tail: tuple[Any, ...]
-    #: The same as JSON array items (no brackets), for the journal line.
-    head_text: str
-    tail_text: str
 
     @classmethod
     def of(cls, *, conversation_id: str, scope_chain: Sequence[str], call_id: str, tool: str, source: str,
@@ -168,38 +165,35 @@ class RowStart:
            client: str = "", event: Event = Event.CALL, hidden: Sequence[str] = ()) -> RowStart:
         """``arguments`` as the call had them: redacted here by key (secret names and ``hidden``)
         and by shape, made storable, in one walk."""
-        head, head_text = _storable_items((
-            conversation_id, _chain_text(tuple(scope_chain)), call_id, tool, source,
-            _encode_text(redact_for_storing(arguments, hidden)), decision, redact_text(provenance)))
-        tail, tail_text = _storable_items((rule_source, grant_id, client, event.value))
-        return cls(head, tail, head_text, tail_text)
+        head = (conversation_id, _chain_text(tuple(scope_chain)), call_id, tool, source,
+                _encode_text(redact_for_storing(arguments, hidden)), decision, redact_text(provenance))
+        tail = (rule_source, grant_id, client, event.value)
+        try:  # one look at every text at once: nearly always valid UTF-8
+            "".join((*head, *tail)).encode("utf-8")
+        except (UnicodeEncodeError, TypeError):
+            return cls(storable(head), storable(tail))
+        return cls(head, tail)
 
     def row(self, at: float, ok: bool, error_kind: str | None, error: str, duration_ms: float,
             file_changes: Sequence[dict[str, Any]], planted: Sequence[Planted] = (),
             planted_in: str = "") -> tuple[Any, ...]:
         """The whole stored row, once the call ended."""
-        return (at, *self.head, *storable(_ending(ok, error_kind, error, duration_ms, file_changes)), *self.tail,
+        return (at, *self.head, *_storable_ending(ok, error_kind, error, duration_ms, file_changes), *self.tail,
                 _planted_column(planted, planted_in))
 
 
-def _ending(ok: bool, error_kind: str | None, error: str, duration_ms: float,
-            file_changes: Sequence[dict[str, Any]]) -> tuple[Any, ...]:
-    """Columns 9-13 of a row: what the call's end decided (not yet made storable)."""
-    return (int(ok), error_kind, redact_text(error), duration_ms,
-            _encode_plain(redact(list(file_changes))) if file_changes else "[]")
-
-
-def _storable_items(values: tuple[Any, ...]) -> tuple[tuple[Any, ...], str]:
-    """``values`` (texts and numbers) made storable, and as JSON array items (``json_items``). The
-    text is looked at once instead of each value: it encodes to UTF-8 unless some value holds a
-    lone surrogate (the encoder leaves them as they are), and only then is each value made storable."""
-    text = json_items(values)
+def _storable_ending(ok: bool, error_kind: str | None, error: str, duration_ms: float,
+                     file_changes: Sequence[dict[str, Any]]) -> tuple[Any, ...]:
+    """Columns 9-13 of a row: what the call's end decided, made storable (its texts looked at once)."""
+    error_text = redact_text(error)
+    changes = _encode_plain(redact(list(file_changes))) if file_changes else "[]"
+    ending = (int(ok), error_kind, error_text, duration_ms, changes)
     try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        values = storable(values)
-        return values, json_items(values)
-    return values, text
+        (error_text + changes + (error_kind or "")).encode("utf-8")
+    except (UnicodeEncodeError, TypeError):
+        made: tuple[Any, ...] = storable(ending)
+        return made
+    return ending
 
 
 @functools.lru_cache(maxsize=64)
@@ -218,9 +212,6 @@ def _planted_column(planted: Sequence[Planted], planted_in: str) -> str:
     column: str = storable(_encode_plain(redact(entries)))
     return column
 
-
-#: The planted column's JSON text when nothing was planted (nearly every call).
-_NOTHING_PLANTED = json_items(("[]",))
 
 #: A row as queued and held: (its sequence number, the stored row).
 _Row = tuple[int, tuple[Any, ...]]
@@ -414,16 +405,10 @@ class AuditLog:
         ``later``: once journaled, the record is handed to the writer only by ``queue_later`` (or
         whatever is queued next), so that waking the writer (a thread switch, up to a millisecond
         on a busy machine) comes after the call's answer; the journal line is what keeps it."""
-        ended, ended_text = _storable_items((at, *_ending(ok, error_kind, error, duration_ms, file_changes)))
-        planted_column = _planted_column(planted, planted_in)
-        row = (*ended[:1], *start.head, *ended[1:], *start.tail, planted_column)
-        # One encoding for both: a number's JSON text holds no ", ".
-        at_text, ending_text = ended_text.split(", ", 1)
-        planted_text = _NOTHING_PLANTED if planted_column == "[]" else json_items((planted_column,))
-        text = f"[{at_text}, {start.head_text}, {ending_text}, {start.tail_text}, {planted_text}]"
+        row = start.row(at, ok, error_kind, error, duration_ms, file_changes, planted, planted_in)
         with self._append_lock:
             self._seq += 1
-            journaled = self._journal is not None and self._journal.write_text(self._seq, text)
+            journaled = self._journal is not None and self._journal.write(self._seq, row)
             if not journaled:
                 self._unjournaled = self._seq  # its answer waits for the database (``safe``)
             if later and journaled:

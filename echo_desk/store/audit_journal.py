@@ -32,12 +32,6 @@ log = logging.getLogger(__name__)
 _encode = json.JSONEncoder(ensure_ascii=False).encode
 
 
-def json_items(values: tuple[Any, ...] | list[Any]) -> str:
-    """``values`` as the items of a JSON array, without its brackets: a record's line is put
-    together from such pieces (``RowStart``), some of them made before its call ended."""
-    return _encode(list(values))[1:-1]
-
-
 def journal_path(database: Path | str) -> Path:
     """The journal beside the database ``audit.sqlite3``: ``audit.sqlite3.calls`` (not SQLite's
     own ``-journal``)."""
@@ -75,12 +69,9 @@ class Journal:
         return cls(path, fd)
 
     def write(self, seq: int, row: tuple[Any, ...]) -> bool:
-        """Append record ``seq`` (its stored row, redacted); ``False`` when the disk refused it."""
-        return self.write_text(seq, _encode(list(row)))
-
-    def write_text(self, seq: int, row_text: str) -> bool:
-        """``write``, the row given as its JSON array text (storable: no lone surrogates)."""
-        line = f'{{"seq": {seq}, "row": {row_text}}}\n'.encode()
+        """Append record ``seq`` (its stored row, redacted and storable: no lone surrogates), its
+        row in one encoding; ``False`` when the disk refused it."""
+        line = f'{{"seq": {seq}, "row": {_encode(row)}}}\n'.encode()
         if self._torn:
             line = b"\n" + line
         error: OSError | None = None

@@ -283,7 +283,7 @@ def test_a_record_queued_later_is_journaled_at_once_and_folded_in_the_order_numb
                                     "rule_source", "grant_id", "client", "error_kind", "error"])
 def test_a_lone_surrogate_in_any_text_column_is_stored_escaped_in_the_journal_and_the_row(
         tmp_path: Path, column: str) -> None:
-    """The columns are made storable after one look at their JSON text (it encodes to UTF-8 unless
+    """The columns are made storable after one look at all their texts (they encode to UTF-8 unless
     some value holds a lone surrogate): one in any column is still escaped, in the line and the row."""
     from dataclasses import replace
 
@@ -308,3 +308,90 @@ def test_a_lone_surrogate_in_any_text_column_is_stored_escaped_in_the_journal_an
     escaped = storable_text(value)
     assert escaped == f"{column} \\xff \\ud800 é"
     assert escaped in line["row"] and stored[column] == escaped
+
+
+def _varied_records() -> list[AuditRecord]:
+    """Records whose every kind of column varies: text beyond ASCII, lone surrogates (in the
+    arguments, a name, the error), quotes, backslashes and control characters, secrets, no error
+    kind and one, file changes and planted entries or none."""
+    from dataclasses import replace
+
+    from echo_desk.store.audit import Event
+    from echo_desk.tools.planted import Change, Planted
+
+    base = _record(1)
+    return [
+        base,
+        replace(base, arguments={}, provenance="", rule_source="", client=""),
+        replace(base, arguments={"text": "naïve ✓ 中文 \U0001f600", "q": 'say "hi"\\ \n\t\x00\x1f'},
+                conversation_id="会话", tool="读文件", client="cursor", grant_id="g-1", rule_source="r.toml line 4"),
+        replace(base, arguments={"name": "\udcff\udc80 \ud800", "nested": [1, 2.5, None, True, {"k": "\udfff"}]},
+                ok=False, error_kind="business", error="failed: \udc80 é", call_id="c\ud83d"),
+        replace(base, provenance=f"rule {SECRET}", error=f"token {SECRET}", ok=False, error_kind="timeout",
+                file_changes=({"path": "/tmp/é", "kind": "modify", "token": SECRET},
+                              {"path": "/tmp/\udcfe", "kind": "create"}), duration_ms=0.0, at=0.0),
+        replace(base, event=Event.SERVER_LEFT, scope_chain=("conv", "sub\udcff"),
+                planted=(Planted(".git/hooks/pre-commit", Change.CREATED, kept="/k/1"),
+                         Planted("caf\udce9/.bashrc", Change.CHANGED, put_back=True, workspace="/w/二")),
+                planted_in="/w/一", duration_ms=1e-7, at=1.7e9 + 0.123456789),
+    ]
+
+
+def _line_put_together_in_pieces(seq: int, record: AuditRecord) -> bytes:
+    """The journal line as it was made before one encoding did it: the row's groups of columns
+    (the time, the start, the ending, the rest of the start, the planted column) each encoded as
+    JSON array items, joined with the array's own separator."""
+    row = record.row()
+    groups = ((row[0],), row[1:9], row[9:14], row[14:18], (row[18],))
+    items = [json.JSONEncoder(ensure_ascii=False).encode(list(group))[1:-1] for group in groups]
+    return f'{{"seq": {seq}, "row": [{", ".join(items)}]}}\n'.encode()
+
+
+def test_the_journal_line_made_in_one_encoding_is_the_same_bytes_as_made_in_pieces(tmp_path: Path) -> None:
+    """Begun while the call ran (``RowStart``) or appended whole, each record's line is byte for
+    byte the line its columns' pieces made, and what the next start reads back is its stored row."""
+    from echo_desk.store.audit import Event
+
+    records = _varied_records()
+    assert {r.event for r in records} >= {Event.CALL, Event.SERVER_LEFT}
+    for how in ("whole", "begun"):
+        path = tmp_path / how / "audit.sqlite3"
+        audit = AuditLog(path)
+        try:
+            for record in records:
+                if how == "whole":
+                    audit.append(record)
+                else:
+                    audit.append_started(record.start(), at=record.at, ok=record.ok, error_kind=record.error_kind,
+                                         error=record.error, duration_ms=record.duration_ms,
+                                         file_changes=record.file_changes, planted=record.planted,
+                                         planted_in=record.planted_in, later=True)
+            lines = journal_path(path).read_bytes().splitlines(keepends=True)
+        finally:
+            audit.close()
+        assert lines == [_line_put_together_in_pieces(n, r) for n, r in enumerate(records, 1)]
+        assert SECRET.encode() not in b"".join(lines)
+        assert [json.loads(line)["row"] for line in lines] == [json.loads(json.dumps(list(r.row()))) for r in records]
+
+
+def test_a_begun_record_is_encoded_once_for_its_journal_line(tmp_path: Path, monkeypatch) -> None:
+    """The line is one encoding of the row, not one per group of columns put together."""
+    encodes: list[object] = []
+    real = audit_journal._encode
+
+    def counted(value: object) -> str:
+        encodes.append(value)
+        return real(value)
+
+    monkeypatch.setattr(audit_journal, "_encode", counted)
+    path = tmp_path / "audit.sqlite3"
+    audit = AuditLog(path)
+    try:
+        for record in _varied_records():
+            encodes.clear()
+            audit.append_started(record.start(), at=record.at, ok=record.ok, error_kind=record.error_kind,
+                                 error=record.error, duration_ms=record.duration_ms, file_changes=record.file_changes,
+                                 planted=record.planted, planted_in=record.planted_in)
+            assert len(encodes) == 1
+    finally:
+        audit.close()
