@@ -21,12 +21,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from echo_desk import __version__
+from echo_desk.common.json_encoder import encoder
 from echo_desk.common.json_text import read_json
 from echo_desk.gateway.results import error_result
 from echo_desk.gateway.tools_backend import Backend
@@ -56,8 +56,8 @@ _INITIALIZE_PARAMS = frozenset({"protocolVersion", "capabilities", "clientInfo",
 
 
 #: Made once (``json.dumps`` with options makes a new encoder on every call: every answer's line).
-_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-_encode_ascii = json.JSONEncoder(separators=(",", ":")).encode
+_encode = encoder(ensure_ascii=False, separators=(",", ":"))
+_encode_ascii = encoder(separators=(",", ":"))
 
 
 def _line(message: dict[str, Any]) -> bytes:

@@ -12,7 +12,6 @@ answering, the app has not lost the record of what it answered.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -27,6 +26,7 @@ from echo_desk.agent.registry import ToolRegistry
 from echo_desk.agent.schema import SchemaFactory
 from echo_desk.agent.scope import Scope
 from echo_desk.agent.status import ToolStatus
+from echo_desk.common.json_encoder import encoder
 from echo_desk.gateway.clients import display_name
 from echo_desk.gateway.results import to_mcp
 from echo_desk.gateway.view import ensure_profile, granted, listing
@@ -36,7 +36,7 @@ from echo_desk.tools.host import Answer, AnswerAction, NullToolHost, Question
 log = logging.getLogger(__name__)
 
 #: Made once (``json.dumps`` with options makes a new encoder on every call).
-_encode = json.JSONEncoder(ensure_ascii=False).encode
+_encode = encoder(ensure_ascii=False)
 
 #: Seconds between progress notifications while a call runs or waits for the person.
 KEEPALIVE_SECONDS = 5.0

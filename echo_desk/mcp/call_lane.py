@@ -43,6 +43,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
+from echo_desk.common.json_encoder import encoder
 from echo_desk.mcp.output_check import QuickOutputCheck
 from echo_desk.mcp.server_process import ServerProcess
 
@@ -233,7 +234,7 @@ class CallLane:
 
 
 #: Made once (``json.dumps`` with options makes a new encoder on every call).
-_encode_line = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_encode_line = encoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def _plain_line(request_id: str | None, method: str, params: dict[str, Any]) -> bytes | None:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import enum
 import functools
-import json
 import logging
 import queue
 import sqlite3
@@ -35,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from echo_desk.common.json_encoder import encoder
 from echo_desk.common.json_text import read_json
 from echo_desk.common.storable import storable
 from echo_desk.store import held_back
@@ -217,8 +217,8 @@ def _planted_column(planted: Sequence[Planted], planted_in: str) -> str:
 _Row = tuple[int, tuple[Any, ...]]
 
 # Made once: ``json.dumps`` with options builds a new encoder on every call (~1.5 µs a column).
-_encode_plain = json.JSONEncoder().encode
-_encode_text = json.JSONEncoder(ensure_ascii=False, default=str).encode
+_encode_plain = encoder()
+_encode_text = encoder(ensure_ascii=False, default=str)
 
 
 @dataclass(frozen=True, slots=True)

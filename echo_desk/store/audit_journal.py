@@ -25,11 +25,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from echo_desk.common.json_encoder import encoder
 from echo_desk.store.private import FILE_MODE, private_dir
 
 log = logging.getLogger(__name__)
 
-_encode = json.JSONEncoder(ensure_ascii=False).encode
+_encode = encoder(ensure_ascii=False)
 
 
 def journal_path(database: Path | str) -> Path:
