@@ -25,9 +25,17 @@ NOT_TEXT = "not UTF-8 text"
 UNREADABLE = frozenset({TOO_DEEP, TOO_LONG_NUMBER})
 
 
+#: What ``json.loads`` reads text with when given no options.
+_DECODER = json.JSONDecoder()
+
+
 def read_json(text: str | bytes | bytearray) -> Any:
     """``json.loads(text)``; every failure to read it is a ``json.JSONDecodeError``."""
     try:
+        if type(text) is bytes and text.startswith(b'{"'):
+            # ``json.loads`` finds these bytes UTF-8 (no byte order mark, no NUL) and decodes them
+            # so: the same read without its look at the encoding (a line of JSON-RPC: ~1-2 µs less).
+            return _DECODER.decode(text.decode("utf-8", "surrogatepass"))
         return json.loads(text)
     except json.JSONDecodeError:
         raise

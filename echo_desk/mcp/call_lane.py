@@ -31,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -44,6 +43,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
 from echo_desk.common.json_encoder import encoder
+from echo_desk.common.json_text import read_json
 from echo_desk.mcp.output_check import QuickOutputCheck
 from echo_desk.mcp.server_process import ServerProcess
 
@@ -127,8 +127,8 @@ class CallLane:
         if _ID_BYTES not in line:
             return False
         try:
-            message = json.loads(line)
-        except (ValueError, RecursionError):  # nested past what a reader takes: the SDK's parser says why
+            message = read_json(line)
+        except ValueError:  # nested past what a reader takes, too: the SDK's parser says why
             return False
         if not isinstance(message, dict) or "method" in message:
             return False

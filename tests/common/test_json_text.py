@@ -40,3 +40,49 @@ def test_every_other_failure_is_a_decode_error_too(text: str | bytes, said: str)
     assert not isinstance(plain.value, json.JSONDecodeError)
     with pytest.raises(json.JSONDecodeError, match=said):
         read_json(text)
+
+
+#: Lines as a client or a server sends them (``{"`` first), and ones that fail every way
+#: ``json.loads`` fails on them.
+_LINES: list[bytes] = [
+    b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"e","arguments":{"message":"hi"}}}\n',
+    '{"a": "naïve ✓ 中文 \U0001f600", "b": [1, 2.5e-3, null, true]}'.encode(),
+    b'{"lone": "\\udcff", "pair": "\\ud83d\\ude00", "raw": "\xed\xb3\xbf"}',  # a surrogate as bytes too
+    b'{"x": 1}   \r\n', b'{"', b'{"a": }', b'{"a": 1} extra', b'{"a": "\xff"}', b'{"a": "\x00"}',
+    b'{"n": ' + b"1" * 4301 + b"}", b'{"a":' * 100_000 + b"1" + b"}" * 100_000,
+]
+
+
+@pytest.mark.parametrize("line", _LINES, ids=range(len(_LINES)))
+def test_a_line_of_json_rpc_is_read_as_json_loads_reads_it(line: bytes) -> None:
+    """Bytes starting ``{"`` are decoded here, not looked at for their encoding by ``json.loads``:
+    the same value, or the same error at the same place."""
+    try:
+        expected: object = json.loads(line)
+    except RecursionError:
+        expected = TOO_DEEP
+    except json.JSONDecodeError as exc:
+        expected = (exc.msg, exc.pos)
+    except UnicodeDecodeError:
+        expected = NOT_TEXT
+    except ValueError:
+        expected = TOO_LONG_NUMBER
+    try:
+        got: object = read_json(line)
+    except json.JSONDecodeError as exc:
+        got = exc.msg if exc.msg in (TOO_DEEP, NOT_TEXT, TOO_LONG_NUMBER) else (exc.msg, exc.pos)
+    assert got == expected
+
+
+def test_a_line_of_json_rpc_is_not_looked_at_for_its_encoding(monkeypatch: pytest.MonkeyPatch) -> None:
+    looked: list[bytes] = []
+    real = json.detect_encoding
+
+    def watched(b: bytes) -> str:
+        looked.append(b)
+        return real(b)
+
+    monkeypatch.setattr(json, "detect_encoding", watched)
+    assert read_json(_LINES[0])["id"] == 3
+    assert read_json(b'\xef\xbb\xbf{"a": 1}') == {"a": 1}  # a byte order mark: json.loads's own way
+    assert looked == [b'\xef\xbb\xbf{"a": 1}']
