@@ -191,15 +191,7 @@ class ClientSession:
         # The profile (and the tools there are) may have changed since the last call.
         self._refresh_grant()
         status: list[ToolStatus] = [ToolStatus.PENDING]
-        loop = asyncio.get_running_loop()
         ticker: asyncio.TimerHandle | None = None
-
-        def tick() -> None:  # a timer, not a task: most calls end long before the first tick
-            nonlocal ticker
-            text = PROGRESS_TEXT.get(status[-1])
-            if progress is not None and text is not None:
-                _spawn(progress(text))
-            ticker = loop.call_later(self.keepalive, tick)
 
         def on_status(new: ToolStatus) -> None:
             if new is ToolStatus.WAITING_APPROVAL:
@@ -210,7 +202,16 @@ class ClientSession:
             if progress is not None and new is ToolStatus.WAITING_APPROVAL:
                 _spawn(progress(PROGRESS_TEXT[new]))
 
-        if progress is not None:
+        if progress is not None:  # (the loop looked up only then: each look is a getpid on 3.11)
+            loop, told = asyncio.get_running_loop(), progress
+
+            def tick() -> None:  # a timer, not a task: most calls end long before the first tick
+                nonlocal ticker
+                text = PROGRESS_TEXT.get(status[-1])
+                if text is not None:
+                    _spawn(told(text))
+                ticker = loop.call_later(self.keepalive, tick)
+
             ticker = loop.call_later(self.keepalive, tick)
         self.running += 1
         try:
