@@ -38,7 +38,7 @@ from echo_desk.common.json_encoder import encoder
 from echo_desk.common.json_text import read_json
 from echo_desk.common.storable import storable
 from echo_desk.store import held_back
-from echo_desk.store.audit_journal import Journal, journal_path
+from echo_desk.store.audit_journal import Journal, journal_path, row_text
 from echo_desk.store.not_saved import storage_failure_text
 from echo_desk.store.private import connect_private
 from echo_desk.store.redact import redact, redact_for_storing, redact_text
@@ -401,14 +401,16 @@ class AuditLog:
                        duration_ms: float, file_changes: Sequence[dict[str, Any]] = (),
                        planted: Sequence[Planted] = (), planted_in: str = "", later: bool = False) -> None:
         """``append`` for a record whose first columns were put together before (``RowStart``):
-        only its ending is redacted here; its journal line is ``start``'s text and the ending's.
+        only its ending is redacted here, and the row encoded once for its journal line (before
+        the lock is taken: another thread's record need not wait for it).
         ``later``: once journaled, the record is handed to the writer only by ``queue_later`` (or
         whatever is queued next), so that waking the writer (a thread switch, up to a millisecond
         on a busy machine) comes after the call's answer; the journal line is what keeps it."""
         row = start.row(at, ok, error_kind, error, duration_ms, file_changes, planted, planted_in)
+        text = row_text(row) if self._journal is not None else ""
         with self._append_lock:
             self._seq += 1
-            journaled = self._journal is not None and self._journal.write(self._seq, row)
+            journaled = self._journal is not None and self._journal.write_text(self._seq, text)
             if not journaled:
                 self._unjournaled = self._seq  # its answer waits for the database (``safe``)
             if later and journaled:

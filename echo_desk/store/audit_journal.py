@@ -33,6 +33,11 @@ log = logging.getLogger(__name__)
 _encode = encoder(ensure_ascii=False)
 
 
+def row_text(row: tuple[Any, ...]) -> str:
+    """A stored row as the JSON text of its journal line: one encoding of the whole row."""
+    return _encode(row)
+
+
 def journal_path(database: Path | str) -> Path:
     """The journal beside the database ``audit.sqlite3``: ``audit.sqlite3.calls`` (not SQLite's
     own ``-journal``)."""
@@ -70,9 +75,13 @@ class Journal:
         return cls(path, fd)
 
     def write(self, seq: int, row: tuple[Any, ...]) -> bool:
-        """Append record ``seq`` (its stored row, redacted and storable: no lone surrogates), its
-        row in one encoding; ``False`` when the disk refused it."""
-        line = f'{{"seq": {seq}, "row": {_encode(row)}}}\n'.encode()
+        """Append record ``seq`` (its stored row, redacted and storable: no lone surrogates);
+        ``False`` when the disk refused it."""
+        return self.write_text(seq, row_text(row))
+
+    def write_text(self, seq: int, text: str) -> bool:
+        """``write``, the row given as its ``row_text`` (made before a lock is taken)."""
+        line = f'{{"seq": {seq}, "row": {text}}}\n'.encode()
         if self._torn:
             line = b"\n" + line
         error: OSError | None = None
