@@ -97,7 +97,8 @@ class Event(enum.StrEnum):
     TOOLS_LISTED_WITHOUT = "tools_listed_without"
     #: A sandboxed MCP server (``tool``: its name) left in its folder, outside any call that said
     #: it (at its start, between calls, at its end), what would run code later: what the check at
-    #: its end put aside as Echo Desk quit (``planted``, full paths; ``arguments["folder"]``).
+    #: its end put aside as it stopped while Echo Desk ran, or as Echo Desk quit (``planted``, full
+    #: paths; ``arguments["folder"]``). Each entry is in one row: a later call's row leaves it out.
     SERVER_LEFT = "server_left"
 
 
