@@ -1434,20 +1434,29 @@ def _inner_words(argv: tuple[Word, ...], inner: programs.Inner) -> tuple[Word, .
 
 def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path], bool, bool]:
     """The folders the line's commands may run in (the first, then each ``cd`` target), whether
-    they are all known, and whether a ``cd`` leaves the workspaces. A plain ``cd DIR`` of an
-    ``&&`` chain goes from the folder the chain is in before it (``_chain_folders``: ``cd src &&
-    cd ../out`` never goes to the workspace's ``../out``); any other from every folder so far."""
+    they are all known, and whether a ``cd`` leaves the workspaces. A plain ``cd DIR`` or
+    ``pushd DIR`` of an ``&&`` chain goes from the folder the chain is in before it
+    (``_chain_folders``: ``cd src && cd ../out`` never goes to the workspace's ``../out``); any
+    other from every folder so far. A ``popd`` goes back to a folder already listed, but only
+    while a ``pushd`` of the line may have put one on the stack: a line starts with an empty
+    one, where ``popd`` fails, so a ``popd`` with none before it is not read here (s282)."""
     cwds = [where.cwd]
     known = True
     outside = False
     chain = _chain_folders(analysis, where)
+    pushed = 0
     for command in analysis.commands:
         words = command.directory_change
         if words is None:
             continue
         if words[0].value == "popd":
+            if pushed == 0:
+                known, outside = False, True
+            pushed -= 1
             continue  # back to a folder already listed
         args = [w for w in words[1:] if not (w.value or "").startswith("-") or w.value is None]
+        if words[0].value == "pushd" and args and not (args[0].value or "").startswith("+"):
+            pushed += 1  # (`pushd` alone and `pushd +1` turn the stack; they add nothing to it)
         if not args:
             targets = [where.home] if words[0].value == "cd" else []
         elif len(args) == 1 and args[0].value is not None and args[0].value:
@@ -1457,7 +1466,7 @@ def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path]
                 continue
             # bash's cd is logical (`link/..` is the folder holding the link), `cd -P` physical:
             # both are folders the line may be in.
-            bases = chain.get(id(command), cwds) if _plain_cd(words) else cwds
+            bases = chain.get(id(command), cwds) if _plain_move(words) is not None else cwds
             targets = [t for c in bases for t in (Path(os.path.normpath(c / value)), Path(os.path.realpath(c / value)))]
         else:
             known, outside = False, True
@@ -1474,31 +1483,43 @@ def _chain_folders(analysis: Analysis, where: floor.Where) -> dict[int, list[Pat
     """The folders each command runs in (by its id) when the line is an ``&&`` chain
     (``Analysis.and_chain``): a command runs only after each ``cd`` before it succeeded, so in
     the folder the last of them leads to (logical and physical, as ``_working_folders``), not
-    in the folders before it. From a ``cd`` not read here on (``cd -``, an option, ``pushd``,
-    another account's home), none: those commands are judged from every folder of the line."""
+    in the folders before it. ``pushd DIR`` goes there as ``cd DIR`` does and keeps the folder
+    it left, which a plain ``popd`` goes back to (s282: ``cd src && pushd ..`` is the
+    workspace's top). From a move not read here on (``cd -``, an option, ``pushd +1``, a
+    ``popd`` with nothing pushed, another account's home), none: those commands are judged from
+    every folder of the line."""
     if not analysis.and_chain:
         return {}
     found: dict[int, list[Path]] = {}
     current = [where.cwd]
+    stack: list[list[Path]] = []
     for command in analysis.commands:
         found[id(command)] = current
         words = command.directory_change
         if words is None:
             continue
-        if not _plain_cd(words):
-            break
-        expanded = _home_expanded(words[1].value or "", where.home)
+        if len(words) == 1 and words[0].value == "popd" and stack:
+            current = stack.pop()
+            continue
+        folder = _plain_move(words)
+        expanded = _home_expanded(folder, where.home) if folder is not None else None
         if expanded is None:
             break
+        if words[0].value == "pushd":
+            stack.append(current)
         current = list(dict.fromkeys(t for c in current for t in (Path(os.path.normpath(c / expanded)),
                                                                   Path(os.path.realpath(c / expanded)))))
     return found
 
 
-def _plain_cd(words: tuple[Word, ...]) -> bool:
-    """Whether ``words`` are ``cd DIR``, DIR known and no option (not ``cd -``, ``-P``, pushd)."""
-    value = words[1].value if len(words) == 2 and words[0].value == "cd" else None
-    return bool(value) and not (value or "").startswith("-")
+def _plain_move(words: tuple[Word, ...]) -> str | None:
+    """The folder of ``cd DIR`` or ``pushd DIR``, DIR known and no option (not ``cd -``, ``-P``,
+    ``pushd +1``, which turns the stack), else ``None``."""
+    if len(words) != 2 or words[0].value not in ("cd", "pushd"):
+        return None
+    value = words[1].value
+    turns = ("-", "+") if words[0].value == "pushd" else ("-",)
+    return value if value and not value.startswith(turns) else None
 
 
 _SUBCOMMAND_PROGRAMS = frozenset({
