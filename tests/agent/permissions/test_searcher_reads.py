@@ -83,3 +83,21 @@ def test_an_option_not_known_here_reads_the_working_folder_even_where_a_rule_nam
     a rule naming the option covers it, not what the engine cannot tell of its words."""
     rules = DENIED + rule_text("[ack -C|ack --context|fd --base-directory] **")
     assert effect_under(setup, rules, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("writable", "line", "allowed"), [
+    ("", "cd out && ack KEY a.txt", True),
+    ("@workspace/out/**", "cd out && ack KEY a.txt", False),  # (out/.ackrc: any option, --files-from=LIST)
+    ("@workspace/out/**", "ack KEY out", True),  # (the .ackrc it finds is the workspace's: not writable)
+    ("~/**", "ack KEY out", False),  # (~/.ackrc: --pager=CMD runs CMD)
+    ("~/**", "ag KEY out", True),
+])
+def test_an_ackrc_the_agent_may_write_asks(setup: Setup, writable: str, line: str, allowed: bool) -> None:
+    """A planted out/.ackrc with ``--files-from=list`` made ``cd out && ack -h . .keep`` read the
+    files the list names, ~/.ssh/id_rsa among them (ack 3.6.0, bash and dash)."""
+    (setup.workspace / "out").mkdir(exist_ok=True)
+    (setup.workspace / "out" / "a.txt").write_text("KEY\n", encoding="utf-8")
+    rules = rule_text("[cd|ack|ag] **") + rule_text("~/.ssh/**", effect="deny", tool="read")
+    if writable:
+        rules += rule_text(writable, tool="write")
+    assert (effect_under(setup, rules, line) is Effect.ALLOW) is allowed
