@@ -16,7 +16,7 @@ from echo_desk.agent.permissions import Effect
 from .conftest import Setup
 from .engine_verdicts import effect_under, rule_text
 
-SEARCHERS = "[ag|ack|fd|fdfind|exa|eza|tokei|git grep] **"
+SEARCHERS = "[ag|ack|fd|fdfind|exa|eza|tokei|git grep|rg|grep|du|tree] **"
 DENIED = rule_text(SEARCHERS) + rule_text("@workspace/src/**", effect="deny", tool="read")
 NO_DENY = rule_text(SEARCHERS)
 
@@ -28,6 +28,7 @@ NO_DENY = rule_text(SEARCHERS)
     "fd x out", "fdfind x out", "fd -e txt x out", "fd -H -t f x out", "fd --search-path out x", "fd x out -E '*.o'",
     "git grep KEY -- out", "git grep -e KEY -- out", "git grep -n KEY -- out a.txt", "git grep -i -e KEY -- out",
     "exa -R out", "exa -T out", "exa", "exa -l",
+    "rg KEY out -g '*.py'", "grep -r KEY out --include='*.py'", "du -sh out", "du -d 1 out", "tree -a out",
 ])
 def test_a_search_naming_only_paths_outside_the_deny_is_allowed(setup: Setup, line: str) -> None:
     (setup.workspace / "out").mkdir(exist_ok=True)
@@ -47,6 +48,7 @@ def test_a_search_naming_only_paths_outside_the_deny_is_allowed(setup: Setup, li
     "git grep KEY HEAD -- out", "git grep KEY out", "git grep -e KEY -- out -- src",
     "exa -R", "exa -T", "exa -lR", "exa --recurse", "exa --tree -L 2",
     "tokei", "tokei out", "eza -R out",  # (not installed here: not proven, they ask)
+    "rg KEY -g '*.py'", "du -sh", "du --max-depth=1", "tree -a",  # (du opened ./src, tree -a listed it)
 ])
 def test_its_neighbour_reading_the_working_folder_still_asks(setup: Setup, line: str) -> None:
     assert effect_under(setup, DENIED, line) is not Effect.ALLOW
