@@ -1452,7 +1452,7 @@ def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path]
         if words[0].value == "popd":
             if pushed == 0:
                 known, outside = False, True
-            pushed -= 1
+            pushed = max(pushed - 1, 0)
             continue  # back to a folder already listed
         args = [w for w in words[1:] if not (w.value or "").startswith("-") or w.value is None]
         if words[0].value == "pushd" and args and not (args[0].value or "").startswith("+"):
