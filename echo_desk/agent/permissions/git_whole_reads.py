@@ -3,7 +3,7 @@ diff``, ``git show``, ``git log -p``, ``git status``, ``git cat-file -p HEAD:src
 ``git archive HEAD``, ``git ls-tree -r HEAD``. With ``@workspace/src/**`` read-denied and
 src/main.py committed, each printed its ``KEY=secret`` line or its name under bash and dash
 while the rule ``git **`` allowed it (s279). The deny rules judge such a command as if the line
-named the repository's top folder (``repository_top``): git reads the worktree, the index and
+named the repository's top folder (``repository_tops``): git reads the worktree, the index and
 the history from there, whatever folder below it the line runs in.
 
 A pathspec after ``--`` limits what it reads, where the engine reads it as git does: plain
@@ -25,7 +25,7 @@ from echo_desk.agent.permissions import git_config, git_index, git_variables
 from echo_desk.agent.permissions import git_options as git
 from echo_desk.agent.permissions.options import read_options
 
-__all__ = ["names_a_file", "reads_whole_repository", "repository_top"]
+__all__ = ["names_a_file", "reads_whole_repository"]
 
 Args = Sequence[str | None]
 #: Whether git takes a word before ``--`` as a path (``names_a_file``, from where it runs).
@@ -193,12 +193,3 @@ def _names_ref(git_dir: Path, word: str) -> bool:
 
 def _plain(pathspec: str | None) -> bool:
     return bool(pathspec) and pathspec is not None and not pathspec.startswith(":") and not _GLOB & set(pathspec)
-
-
-def repository_top(folder: Path) -> Path:
-    """The top of the repository ``folder`` is in (the nearest folder holding ``.git`` or
-    ``.hg``), or ``folder`` itself outside any."""
-    for candidate in (folder, *folder.parents):
-        if any(os.path.lexists(candidate / marker) for marker in (".git", ".hg")):
-            return candidate
-    return folder

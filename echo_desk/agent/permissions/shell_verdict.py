@@ -75,6 +75,7 @@ from echo_desk.agent.permissions.model import (
 from echo_desk.agent.permissions.options import read_options
 from echo_desk.agent.permissions.programs import Reading
 from echo_desk.agent.permissions.reading import Flag
+from echo_desk.agent.permissions.repository_tops import repository_tops
 from echo_desk.agent.permissions.shell import (
     INERT_ASSIGNMENTS,
     Analysis,
@@ -1066,7 +1067,7 @@ class _Judge:
         folders = list(self._paths_of(Word(".", ".")))
         if default_folders.reads_repository(program, values[1:], folders, self.where.home, runner=values[0],
                                             is_path=functools.partial(self._git_path, folders)):
-            folders += [git_whole_reads.repository_top(folder) for folder in folders]
+            folders += [top for folder in folders for top in repository_tops(folder, program)]
         elif not default_folders.reads_working_folder(program, values[1:]):
             return None
         for target in folders:
