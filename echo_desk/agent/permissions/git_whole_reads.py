@@ -24,6 +24,7 @@ from pathlib import Path
 from echo_desk.agent.permissions import git_config, git_index, git_variables
 from echo_desk.agent.permissions import git_options as git
 from echo_desk.agent.permissions.options import read_options
+from echo_desk.agent.permissions.repository_tops import repository_tops
 
 __all__ = ["names_a_file", "reads_whole_repository"]
 
@@ -151,7 +152,8 @@ def names_a_file(word: str, folder: Path) -> bool:
     there, and never as a revision: it names an existing file of the worktree and nothing git
     could read as a revision (revision syntax, an abbreviated object name, a ref of that name),
     in a repository whose worktree is where git finds it (no ``GIT_DIR``, ``GIT_WORK_TREE``,
-    ``core.worktree`` or ``core.bare``), outside its ``.git``. (git refuses a word that is both;
+    ``core.worktree`` or ``core.bare``; a plain ``.git`` folder, none passed over on the way),
+    outside its ``.git``. (git refuses a word that is both;
     one that is neither a file nor a revision too.)"""
     if not word or word.startswith("-") or _REVISION_MARKS & set(word) or ".." in word:
         return False
@@ -161,6 +163,8 @@ def names_a_file(word: str, folder: Path) -> bool:
     moved = git_variables.moved()
     if root is None or moved.git_dir or moved.work_tree or ".git" in folder.relative_to(root).parts:
         return False
+    if repository_tops(folder, "git") != [root]:
+        return False  # (a .git git passes over or follows: its settings are not the ones read here)
     git_dir = git_index.git_dir_of(root)
     if git_dir is None or not os.path.lexists(folder / word):
         return False

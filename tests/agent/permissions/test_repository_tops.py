@@ -81,3 +81,13 @@ def test_hg_passes_over_a_git_marker_and_reads_a_share_s_source(setup: Setup) ->
     assert _in_out(setup, "hg files") is Effect.ALLOW  # (a repository of its own)
     (setup.workspace / "out" / ".hg" / "sharedpath").write_text(str(setup.workspace / ".hg"), encoding="utf-8")
     assert _in_out(setup, "hg files") is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("plant", [_empty_folder, _git_file])
+def test_a_file_word_is_a_path_only_in_a_plain_repository(workspace_repository: Setup,
+                                                          plant: Callable[[Path], None]) -> None:
+    out = workspace_repository.workspace / "out"
+    (out / "a.txt").write_text("a\n", encoding="utf-8")
+    assert _in_out(workspace_repository, "git diff a.txt") is Effect.ALLOW
+    plant(out)  # (git reads the workspace's settings and refs, not those the engine would find in out/.git)
+    assert _in_out(workspace_repository, "git diff a.txt") is not Effect.ALLOW
