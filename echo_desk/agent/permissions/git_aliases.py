@@ -24,6 +24,7 @@ from echo_desk.agent.permissions import git_config, git_environment, git_reposit
 from echo_desk.agent.permissions import git_options as git
 from echo_desk.agent.permissions.git_index import git_dir_of, repository_root
 from echo_desk.agent.permissions.options import Does, read_options
+from echo_desk.agent.permissions.repository_tops import repository_tops
 
 __all__ = ["OWN_COMMANDS", "expansions"]
 
@@ -69,6 +70,9 @@ def _settings(args: Sequence[str | None], folders: Sequence[Path], home: Path | 
     git_dirs: list[Path | None] = [named.git_dir for named in where.named]
     if not where.named:
         roots = [repository_root(start) for start in where.starts]
+        if any(root is not None and repository_tops(start, "git") != [root]
+               for start, root in zip(where.starts, roots, strict=True)):
+            return None  # (a .git git passes over or follows: the settings it reads are not known here)
         git_dirs = [None if root is None else git_dir_of(root) for root in roots] or [None]
     found: list[Entry] = []
     for git_dir in dict.fromkeys(git_dirs):

@@ -129,3 +129,16 @@ def test_hg_defaults_of_the_command_count(hg_repository: Setup) -> None:
     (hg_repository.workspace / ".hg" / "hgrc").write_text("[defaults]\nlog = -p\n", encoding="utf-8")
     for line in ("hg log", "hg history", "hg lg"):
         assert effect_under(hg_repository, DENIED, line) is not Effect.ALLOW, line
+
+
+def test_a_git_marker_git_passes_over_hides_the_settings_it_reads(repository: Setup) -> None:
+    # (git in out/ reads the workspace's .git/config, not the out/.git the engine would find)
+    for folder in ("objects", "refs"):
+        (repository.workspace / ".git" / folder).mkdir()
+    (repository.workspace / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    (repository.workspace / ".git" / "config").write_text("[alias]\n\tlg = log -p\n", encoding="utf-8")
+    (repository.workspace / "out" / ".git").mkdir()
+    repository.write_user_rules(DENIED)
+    repository.engine.refresh()
+    effect = repository.engine.check_command("git lg", workspace=repository.workspace, cwd=repository.workspace / "out")
+    assert effect.effect is not Effect.ALLOW
