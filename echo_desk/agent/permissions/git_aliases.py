@@ -97,7 +97,7 @@ def _line_settings(args: Sequence[str | None]) -> list[Entry] | None:
         section, dot, rest = key.partition(".")
         subsection, _, name = rest.rpartition(".")
         if not equals or not dot or not name or section.lower() in ("include", "includeif"):
-            return None  # (a key alone is a boolean: no alias; an include is not followed here)
+            return None  # (a key alone, or an include: not read here)
         found.append((section.lower(), subsection or None, name.lower(), value))
     return found
 
