@@ -15,8 +15,16 @@ its pathspecs (``git_grep_paths``): ``ag KEY out`` and ``git grep KEY -- out`` n
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence, Set
+from pathlib import Path
 
-from echo_desk.agent.permissions import git_grep_paths, git_options, git_whole_reads, hg_whole_reads
+from echo_desk.agent.permissions import (
+    git_aliases,
+    git_grep_paths,
+    git_options,
+    git_whole_reads,
+    hg_aliases,
+    hg_whole_reads,
+)
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions import searcher_options as searchers
 from echo_desk.agent.permissions.options import OptionSet, Parsed, read_options
@@ -33,18 +41,25 @@ def reads_working_folder(program: str | None, args: Args) -> bool:
     return judge is not None and judge(args)
 
 
-def reads_repository(program: str | None, args: Args) -> bool:
-    """Whether ``program`` with the words ``args`` reads the repository it runs in from its top
-    folder, whatever folder below it the line runs in (``git diff``, ``git show``:
-    ``git_whole_reads``; ``git grep KEY -- :/`` searches from the top; ``hg files``:
-    ``hg_whole_reads``)."""
+def reads_repository(program: str | None, args: Args, folders: Sequence[Path], home: Path | None, *,
+                     runner: str | None = None, is_path: git_whole_reads.IsPath | None = None) -> bool:
+    """Whether ``program`` (started as ``runner``) with the words ``args``, run in any of
+    ``folders``, reads the repository it runs in from its top folder, whatever folder below it
+    the line runs in (``git diff``, ``git show``: ``git_whole_reads``; ``git grep KEY -- :/``
+    searches from the top; ``hg files``: ``hg_whole_reads``), an alias judged as what it runs
+    (``git_aliases``, ``hg_aliases``: one not known counts). ``is_path``: whether git takes a
+    word before ``--`` as a path."""
     if program == "hg":
-        return hg_whole_reads.reads_whole_repository(args)
+        hg_runs = hg_aliases.expansions(tuple(args), folders, home, runner)
+        return hg_runs is None or any(hg_whole_reads.reads_whole_repository(words) for words in hg_runs)
     if program != "git":
         return False
-    if git_whole_reads.reads_whole_repository(args):
+    git_runs = git_aliases.expansions(tuple(args), folders, home)
+    if git_runs is None:
         return True
-    return _git(args) and any(word is None or word.startswith(":") for word in args)
+    # (an alias of `grep KEY` reads below the folder it runs in: its top covers that)
+    return any(git_whole_reads.reads_whole_repository(words, is_path) or (words != tuple(args) and _git(words))
+               or (_git(words) and any(word is None or word.startswith(":") for word in words)) for words in git_runs)
 
 
 def _parsed(args: Args, spec: OptionSet) -> tuple[Parsed, set[str]]:
