@@ -35,6 +35,7 @@ from echo_desk.agent.permissions import (
     hg_commands,
     hg_config,
     hg_paths,
+    install_records,
     line_environment,
     long_prefixes,
     name_globs,
@@ -147,13 +148,14 @@ def written_folders(argv: Sequence[str | None], cwds: Sequence[Path], home: Path
     """Folders the command ``argv``, run from any of ``cwds``, creates where its settings say:
     hg's ``[paths]`` (``hg_paths``: ``hg init NAME`` creates the folder the name stands for in
     the settings hg reads outside a repository), for the write rules to judge as those of
-    ``Reading.written_below``; and wherever the words npm, pnpm or yarn passes to its script may
-    name, from each folder the script may run in (``script_words.written``)."""
+    ``Reading.written_below``; wherever the words npm, pnpm or yarn passes to its script may
+    name, from each folder the script may run in (``script_words.written``); and the install
+    folders the build folder of an install step records (``install_records``)."""
     if not argv:
         return []
     program = programs.name_of(argv[0]) or ""
     if program != "hg":
-        return _script_writes(program, argv, cwds, home)
+        return _script_writes(program, argv, cwds, home) + install_records.written(argv, cwds, home)
     files = hg_config.settings_files(home, (), (), hg_config.system_folders(argv[0], cwds))
     return hg_paths.folders_named(argv, files, home)
 
