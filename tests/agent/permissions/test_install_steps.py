@@ -74,7 +74,10 @@ def test_cmake_s_install_script_is_code_for_ninja_and_make(setup: Setup, line: s
     assert effect_under(setup, BUILDS + STAGE, line) is Effect.ALLOW
 
 
-@pytest.mark.parametrize("line", ["cargo install --path .", "cargo install --path . --root out/r", "cargo -q install --path ."])
+@pytest.mark.parametrize("line", ["cargo install --path .", "cargo install --path . --root out/r", "cargo -q install --path .",
+                                  "cargo uninstall hello", "cargo -q uninstall hello"])
 def test_cargo_install_needs_a_rule_naming_it(setup: Setup, line: str) -> None:
+    """(cargo uninstall deletes the program from ~/.cargo/bin: s280)"""
     assert effect_under(setup, BUILDS, line) is not Effect.ALLOW
-    assert effect_under(setup, BUILDS + rule_text("cargo install **", "cargo -q install **"), line) is Effect.ALLOW
+    named = rule_text("cargo [install|uninstall] **", "cargo -q [install|uninstall] **")
+    assert effect_under(setup, BUILDS + named, line) is Effect.ALLOW
