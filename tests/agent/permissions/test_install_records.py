@@ -175,6 +175,29 @@ def test_a_record_the_engine_cannot_read_asks(setup: Setup, how: str, line: str)
     assert effect_under(setup, BUILDS, line) is not Effect.ALLOW
 
 
+@pytest.mark.parametrize(("kind", "line"), [
+    ("cmake", "make -C b -f Makefile install"), ("cmake", "ninja -C b -f build.ninja install"),
+    ("cmake", "cd b && make --file=Makefile install"), ("autotools", "make -C b -f Makefile install"),
+])
+def test_a_build_file_the_line_names_asks(setup: Setup, kind: str, line: str) -> None:
+    """(its install target is its own, not the generator's)"""
+    RECORDS[kind](setup.workspace / "b", f"{setup.home}/stage")
+    assert effect_under(setup, BUILDS + rule_text("make -C * -f * **", "make --file=* **"), line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("kind", "line", "build_file"), [
+    ("cmake", "make -C b install", "GNUmakefile"), ("autotools", "make -C b install", "makefile"),
+    ("cmake", "make -C b install", "Makefile"), ("cmake", "ninja -C b install", "build.ninja"),
+    ("meson", "ninja -C b install", "build.ninja"),
+])
+def test_a_build_file_no_generator_wrote_asks(setup: Setup, kind: str, line: str, build_file: str) -> None:
+    """make reads GNUmakefile and makefile before Makefile; a hand-written build file beside a
+    record runs its own install recipe."""
+    RECORDS[kind](setup.workspace / "b", f"{setup.home}/stage")
+    (setup.workspace / "b" / build_file).write_text("install:\n\tcp rc ~/.bashrc\n")
+    assert effect_under(setup, BUILDS, line) is not Effect.ALLOW
+
+
 @pytest.mark.parametrize("line", ["make -C b install $T", "ninja -C $B install", "meson install -C $B"])
 def test_a_word_only_known_when_it_runs_asks(setup: Setup, line: str) -> None:
     cmake_record(setup.workspace / "b", f"{setup.home}/stage")

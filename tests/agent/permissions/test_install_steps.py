@@ -69,7 +69,8 @@ def test_meson_s_build_folder_pickles_are_code(setup: Setup, line: str) -> None:
                                   "cd out/b && make install", "cd out/b && make"])
 def test_cmake_s_install_script_is_code_for_ninja_and_make(setup: Setup, line: str) -> None:
     cmake_record(setup.workspace / "out" / "b", f"{setup.home}/stage")
-    (setup.workspace / "out" / "b" / "Makefile").write_text("install:\n\tcmake -P cmake_install.cmake\n")
+    (setup.workspace / "out" / "b" / "Makefile").write_text(
+        "# CMAKE generated file: DO NOT EDIT!\ninstall:\n\tcmake -P cmake_install.cmake\n")
     assert effect_under(setup, BUILDS + INSTALL_SCRIPT + STAGE, line) is not Effect.ALLOW
     assert effect_under(setup, BUILDS + STAGE, line) is Effect.ALLOW
 
