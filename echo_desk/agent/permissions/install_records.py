@@ -69,7 +69,7 @@ _CMAKE_INCLUDE = re.compile(r'include\("([^"]*cmake_install\.cmake)"\)')
 _CMAKE_PREFIX_USE = "${CMAKE_INSTALL_PREFIX}"
 
 
-def written(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> list[str | None]:
+def written(argv: Sequence[str | None], cwds: Sequence[Path]) -> list[str | None]:
     """The folders the install step ``argv`` (run from each of ``cwds``) writes below, where its
     build folder records them; ``[None]`` where that is not known here, ``[]`` for a command
     that is no install step of one."""
@@ -103,14 +103,14 @@ def written(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None)
 
 def recorded(build: Path, overrides: Mapping[str, str] | None = None) -> list[str] | None:
     """The absolute folders the build folder ``build`` records for its install step, with the
-    variables ``overrides`` sets (``prefix``: cmake's ``--install --prefix``, an autotools
-    Makefile's variables set on make's line), or ``None``: no record read here."""
+    variables ``overrides`` sets in an autotools Makefile (make's on the line: cmake's Makefile
+    takes its prefix from cmake_install.cmake alone), or ``None``: no record read here."""
     given = dict(overrides or {})
     try:
         if (build / "meson-info").is_dir() or (build / "meson-private").is_dir():
             return _meson(build)
         if (build / "cmake_install.cmake").is_file():
-            return _cmake(build, given.get("prefix"))
+            return _cmake(build)
         if (build / "Makefile").is_file():
             return _autotools(build, given)
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
@@ -301,22 +301,24 @@ def _meson(build: Path) -> list[str] | None:
     return list(dict.fromkeys(os.path.normpath(f) for f in found))
 
 
-def _cmake(build: Path, prefix: str | None) -> list[str] | None:
+def _cmake(build: Path) -> list[str] | None:
     found: list[str] = []
+    prefix: str | None = None
     for text in _cmake_scripts(build):
         if text is None or not text.startswith(_CMAKE_MARK):
             return None
         # (the top script sets the prefix; those it includes keep it, as it is defined by then)
-        prefix = prefix if prefix is not None else next(iter(_CMAKE_PREFIX.findall(text)), None)
-        own = prefix
+        prefix = prefix or next(iter(_CMAKE_PREFIX.findall(text)), None)
+        if prefix is not None and not os.path.isabs(prefix):
+            return None
         for destination in _CMAKE_DESTINATION.findall(text):
-            if destination.startswith(_CMAKE_PREFIX_USE) and own is not None and os.path.isabs(own):
-                destination = own + destination[len(_CMAKE_PREFIX_USE):]
+            if destination.startswith(_CMAKE_PREFIX_USE) and prefix is not None:
+                destination = prefix + destination[len(_CMAKE_PREFIX_USE):]
             if "$" in destination or not os.path.isabs(destination):
                 return None  # (a variable not read here: where it leads is only known when it runs)
             found.append(os.path.normpath(destination))
-        if own is not None:
-            found.append(own)
+        if prefix is not None:
+            found.append(os.path.normpath(prefix))
     return list(dict.fromkeys(found))
 
 

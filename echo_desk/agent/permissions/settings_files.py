@@ -155,7 +155,7 @@ def written_folders(argv: Sequence[str | None], cwds: Sequence[Path], home: Path
         return []
     program = programs.name_of(argv[0]) or ""
     if program != "hg":
-        return _script_writes(program, argv, cwds, home) + install_records.written(argv, cwds, home)
+        return _script_writes(program, argv, cwds, home) + install_records.written(argv, cwds)
     files = hg_config.settings_files(home, (), (), hg_config.system_folders(argv[0], cwds))
     return hg_paths.folders_named(argv, files, home)
 

@@ -104,7 +104,7 @@ def test_a_destdir_puts_every_recorded_folder_below_it(setup: Setup, argv: tuple
     cmake_record(setup.workspace / "b", prefix)
     cwd = setup.workspace / "b" if argv[0] == "make" else setup.workspace
     with line_environment.giving(tuple(given.items())):
-        found = install_records.written(argv, [cwd], setup.home)
+        found = install_records.written(argv, [cwd])
     assert found == [None if e is None else e.replace("@PREFIX@", prefix).replace("@WS@", str(setup.workspace))
                      for e in expected]
 
@@ -121,6 +121,13 @@ def test_an_autotools_prefix_set_on_make_s_line_counts(setup: Setup) -> None:
     rules = BUILDS + rule_text("make install prefix=*")
     assert effect_under(setup, rules, f"cd b && make install prefix={setup.home}/.local") is not Effect.ALLOW
     assert effect_under(setup, rules, f"cd b && make install prefix={setup.home}/stage/p") is Effect.ALLOW
+
+
+def test_a_prefix_on_make_s_line_leaves_cmake_s_recorded_one(setup: Setup) -> None:
+    """cmake's Makefile installs below the prefix of cmake_install.cmake whatever make is given."""
+    cmake_record(setup.workspace / "b", f"{setup.home}/.local")
+    rules = BUILDS + rule_text("make install prefix=*")
+    assert effect_under(setup, rules, f"cd b && make install prefix={setup.home}/stage/p") is not Effect.ALLOW
 
 
 @pytest.mark.parametrize(("kind", "line"), [
