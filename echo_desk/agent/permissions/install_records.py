@@ -195,6 +195,7 @@ def _meson_step(words: list[str]) -> tuple[str | None, dict[str, str], str | Non
 def _ninja_step(words: list[str]) -> tuple[str | None, dict[str, str], str | None] | None:
     build = "."
     targets: list[str] = []
+    named_file = False
     k = 0
     while k < len(words):
         word = words[k]
@@ -207,13 +208,15 @@ def _ninja_step(words: list[str]) -> tuple[str | None, dict[str, str], str | Non
             k += not word[2:]
             if word[1] == "t":
                 return None  # a tool (`-t clean`), not a build
-            if word[1] == "f":
-                return None, {}, None  # (another build file: its install target is its own)
+            named_file = named_file or word[1] == "f"
             if word[1] == "C":
                 build = os.path.join(build, value)  # (each -C from the folder the last one led to)
         elif not word.startswith("-"):
             targets.append(word)
-    return (build, {}, None) if any(_INSTALL_TARGET.fullmatch(t) for t in targets) else None
+    if not any(_INSTALL_TARGET.fullmatch(t) for t in targets):
+        return None
+    # (another build file -f names: its install target is its own)
+    return (None, {}, None) if named_file else (build, {}, None)
 
 
 def _make_step(words: list[str]) -> tuple[str | None, dict[str, str], str | None] | None:
