@@ -8,7 +8,7 @@ configured for ``~/.local``, each step below created ~/.local/share/d.txt):
 - ``meson install [-C B]`` and ``ninja [-C B] install`` on meson's build folder: the files
   ``meson-info/intro-installed.json`` lists (where each goes), the prefix and install folders
   of ``meson-info/intro-buildoptions.json`` (empty folders and links are installed from there);
-- ``cmake --install B``, ``cmake --build B --target install``, and ``ninja``/``make`` with an
+- ``cmake --install B``, ``cmake --build B --target install`` (``-- install``), ``ninja``/``make`` with an
   ``install`` target on cmake's build folder: the prefix ``cmake_install.cmake`` sets (what
   ``--install --prefix P`` replaces) and every absolute ``DESTINATION`` there and in the scripts
   it includes from the build folder;
@@ -254,14 +254,25 @@ def _cmake_step(words: list[str]) -> tuple[str | None, dict[str, str], str | Non
             return None  # (below the prefix it names: judged by cmake_modes)
         return build, {}, None
     targets: list[str] = []
+    native: dict[str, str] = {}
     for k, word in enumerate(rest):
         if word == "--":
+            # (the words after it go to make or ninja: `cmake --build b -- install` installs, and
+            # make takes `DESTDIR=…` there)
+            for given in rest[k + 1:]:
+                name, equals, value = given.partition("=")
+                if equals:
+                    native[name] = value
+                elif not given.startswith("-"):
+                    targets.append(given)
             break
         if word in ("--target", "-t"):
             targets += [w for w in rest[k + 1:] if not w.startswith("-")][:64]
         elif word.startswith(("--target=", "-t")) and word != "-t":
             targets.append(word.partition("=")[2] if word.startswith("--target=") else word[2:])
-    return (build, {}, None) if any(_INSTALL_TARGET.fullmatch(t) for t in targets) else None
+    if not any(_INSTALL_TARGET.fullmatch(t) for t in targets):
+        return None
+    return build, {}, native.get("DESTDIR")
 
 
 def _value_of(words: list[str], option: str) -> str | None:

@@ -69,7 +69,7 @@ STEPS = {
     "meson": ["meson install -C b", "meson install -Cb --no-rebuild", "cd b && meson install",
               "ninja -C b install", "cd src && ninja -C ../b install"],
     "cmake": ["cmake --install b", "cmake --build b --target install", "cmake --build b -t install",
-              "cmake --build b --target=install/strip", "make -C b install", "cd b && make install",
+              "cmake --build b --target=install/strip", "cmake --build b -- install", "cmake --build b -j2 -- -k install", "make -C b install", "cd b && make install",
               "ninja -C b install", "make -C b -j4 install/local"],
     "autotools": ["make -C b install", "cd b && make install-strip", "make -C b install-data"],
 }
@@ -95,6 +95,7 @@ def test_a_recorded_prefix_the_agent_may_write_stays_allowed(setup: Setup, kind:
     (("cmake", "--install", "b"), {"DESTDIR": "st"}, ["@WS@/st@PREFIX@", "@WS@/st@PREFIX@/share",
                                                     "@WS@/b/st@PREFIX@", "@WS@/b/st@PREFIX@/share"]),
     (("meson", "install", "-C", "b"), {"DESTDIR": "~/x"}, [None]),
+    (("cmake", "--build", "b", "--", "install", "DESTDIR=/x"), {}, ["/x@PREFIX@", "/x@PREFIX@/share"]),
     (("cmake", "--install", "b", "--prefix", "/p"), {}, []),  # (below /p: cmake_modes)
     (("meson", "install", "-C", "b", "--destdir", "/d"), {}, []),  # (below b/d: meson_modes)
 ])
