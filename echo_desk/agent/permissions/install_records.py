@@ -67,6 +67,8 @@ _CMAKE_PREFIX = re.compile(r'set\(CMAKE_INSTALL_PREFIX "([^"]*)"\)')
 _CMAKE_DESTINATION = re.compile(r'DESTINATION "([^"]*)"')
 _CMAKE_INCLUDE = re.compile(r'include\("([^"]*cmake_install\.cmake)"\)')
 _CMAKE_PREFIX_USE = "${CMAKE_INSTALL_PREFIX}"
+#: Set for ``cmake --install --prefix P``: the destinations below the prefix are below P.
+_PREFIX_NAMED = "--prefix"
 
 
 def written(argv: Sequence[str | None], cwds: Sequence[Path]) -> list[str | None]:
@@ -110,7 +112,7 @@ def recorded(build: Path, overrides: Mapping[str, str] | None = None) -> list[st
         if (build / "meson-info").is_dir() or (build / "meson-private").is_dir():
             return _meson(build)
         if (build / "cmake_install.cmake").is_file():
-            return _cmake(build)
+            return _cmake(build, prefix_named=_PREFIX_NAMED in given)
         if (build / "Makefile").is_file():
             return _autotools(build, given)
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
@@ -249,10 +251,9 @@ def _cmake_step(words: list[str]) -> tuple[str | None, dict[str, str], str | Non
         return None
     build, rest = words[1], words[2:]
     if words[0] == "--install":
-        prefix = _value_of(rest, "--prefix")
-        if prefix is not None:
-            return None  # (below the prefix it names: judged by cmake_modes)
-        return build, {}, None
+        # (below a prefix it names: judged by cmake_modes; the absolute destinations still count)
+        named = {_PREFIX_NAMED: ""} if _value_of(rest, "--prefix") is not None else {}
+        return build, named, None
     targets: list[str] = []
     native: dict[str, str] = {}
     for k, word in enumerate(rest):
@@ -315,7 +316,9 @@ def _meson(build: Path) -> list[str] | None:
     return list(dict.fromkeys(os.path.normpath(f) for f in found))
 
 
-def _cmake(build: Path) -> list[str] | None:
+def _cmake(build: Path, *, prefix_named: bool = False) -> list[str] | None:
+    """The prefix and absolute destinations of ``build``'s install scripts (with
+    ``prefix_named``, the absolute ones alone: those below the prefix are below the one named)."""
     found: list[str] = []
     prefix: str | None = None
     for text in _cmake_scripts(build):
@@ -326,12 +329,14 @@ def _cmake(build: Path) -> list[str] | None:
         if prefix is not None and not os.path.isabs(prefix):
             return None
         for destination in _CMAKE_DESTINATION.findall(text):
+            if destination.startswith(_CMAKE_PREFIX_USE) and prefix_named:
+                continue
             if destination.startswith(_CMAKE_PREFIX_USE) and prefix is not None:
                 destination = prefix + destination[len(_CMAKE_PREFIX_USE):]
             if "$" in destination or not os.path.isabs(destination):
                 return None  # (a variable not read here: where it leads is only known when it runs)
             found.append(os.path.normpath(destination))
-        if prefix is not None:
+        if prefix is not None and not prefix_named:
             found.append(os.path.normpath(prefix))
     return list(dict.fromkeys(found))
 

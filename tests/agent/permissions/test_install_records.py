@@ -97,6 +97,7 @@ def test_a_recorded_prefix_the_agent_may_write_stays_allowed(setup: Setup, kind:
     (("meson", "install", "-C", "b"), {"DESTDIR": "~/x"}, [None]),
     (("cmake", "--build", "b", "--", "install", "DESTDIR=/x"), {}, ["/x@PREFIX@", "/x@PREFIX@/share"]),
     (("cmake", "--install", "b", "--prefix", "/p"), {}, []),  # (below /p: cmake_modes)
+    (("cmake", "--install", "b", "--prefix=/p"), {"DESTDIR": "/x"}, []),
     (("meson", "install", "-C", "b", "--destdir", "/d"), {}, []),  # (below b/d: meson_modes)
 ])
 def test_a_destdir_puts_every_recorded_folder_below_it(setup: Setup, argv: tuple[str, ...], given: dict[str, str],
@@ -108,6 +109,14 @@ def test_a_destdir_puts_every_recorded_folder_below_it(setup: Setup, argv: tuple
         found = install_records.written(argv, [cwd])
     assert found == [None if e is None else e.replace("@PREFIX@", prefix).replace("@WS@", str(setup.workspace))
                      for e in expected]
+
+
+def test_an_absolute_destination_counts_under_a_prefix_on_the_line(setup: Setup) -> None:
+    """``install(FILES d.txt DESTINATION /abs)`` installs there whatever ``--prefix`` says
+    (``cmake --install b --prefix out/q`` wrote ~/abs/d.txt: cmake 3.25, bash and dash)."""
+    cmake_record(setup.workspace / "b", f"{setup.home}/stage", destination=f"{setup.home}/abs")
+    found = install_records.written(("cmake", "--install", "b", "--prefix", "out/q"), [setup.workspace])
+    assert found == [f"{setup.home}/abs"]
 
 
 @pytest.mark.parametrize("line", ["cmake --install b --prefix @HOME@/.local", "cmake --install b --prefix=~/x"])
