@@ -190,6 +190,8 @@ class _Forms:
     #: What a program the engine does not know might run: its later words (deny rules ask).
     maybe: list[tuple[str | None, ...]] = field(default_factory=list)
     maybe_commands: list[tuple[tuple[Word, ...], Reading]] = field(default_factory=list)
+    #: Which of ``commands`` may run more than once (``Inner.once``): by their index there.
+    again: set[int] = field(default_factory=set)
 
 
 class _Judge:
@@ -238,7 +240,9 @@ class _Judge:
                 for w in found]
 
     # -- what a command runs -------------------------------------------------------------------
-    def forms(self, argv: tuple[Word, ...], depth: int = 0, found: _Forms | None = None) -> _Forms:
+    def forms(self, argv: tuple[Word, ...], depth: int = 0, found: _Forms | None = None, *,
+              again: bool = False) -> _Forms:
+        """``argv`` and what it runs; ``again``: ``argv`` may run more than once."""
         found = found or _Forms()
         self.tildes.note(argv)
         values = tuple(w.value for w in argv)
@@ -252,6 +256,8 @@ class _Judge:
         if reading.program_form is not None:  # (`deny pip install **` sees `python -m pip install`)
             found.argvs.append(reading.program_form)
         found.commands.append((argv, reading))
+        if again:
+            found.again.add(len(found.commands) - 1)
         found.writes.extend(Redirect(target=argv[k], write=True, text=argv[k].raw) for k in reading.writes
                             if k < len(argv))
         found.unknown |= reading.unreadable or values[0] is None
@@ -276,10 +282,10 @@ class _Judge:
                 nested = analyse(inner.line)
                 found.unknown |= nested.opaque is not None  # it may hide commands the walk missed
                 for command in nested.commands:
-                    self.forms(command.argv, depth + 1, found)
+                    self.forms(command.argv, depth + 1, found, again=again or not inner.once)
                 found.writes.extend(r for r in nested.redirects if r.write)
             else:
-                self.forms(_inner_words(argv, inner), depth + 1, found)
+                self.forms(_inner_words(argv, inner), depth + 1, found, again=again or not inner.once)
         return found
 
     # -- one command -----------------------------------------------------------------------------
@@ -911,11 +917,12 @@ class _Judge:
         if self._index_changers is None:
             changers: list[tuple[str | None, ...]] = []
             for command in self.analysis.commands:
-                for k, (words, _) in enumerate(self.forms(command.argv).commands):
+                forms = self.forms(command.argv)
+                for k, (words, _) in enumerate(forms.commands):
                     argv = tuple(w.value for w in words)
                     if argv and programs.base(argv[0]) == "git" and git_reading.changes_index(argv):
-                        # (a command another runs may run more than once: `xargs -n1 git add`)
-                        changers += [argv] if k == 0 else [argv, argv]
+                        # (`xargs -n1 git add` may run it again; `env git add` runs it once)
+                        changers += [argv, argv] if k in forms.again else [argv]
             self._index_changers = changers
         others = list(self._index_changers)
         if values in others:
