@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,11 +19,12 @@ from echo_desk.agent.permissions.standing import tool_standing
 from echo_desk.agent.policy import is_enabled
 from echo_desk.agent.registry import RegistrationResult, ToolRegistry
 from echo_desk.agent.schema import SchemaFactory
+from echo_desk.agent.sources import ToolSource
 from echo_desk.agent.undo.journal import UndoJournal
 from echo_desk.agent.undo.revert import Reverter
 from echo_desk.agent.undo.wiring import open_undo
 from echo_desk.store import paths
-from echo_desk.store.audit import AuditLog
+from echo_desk.store.audit import AuditLog, server_left
 from echo_desk.store.grants import GRANTS_FILE, GrantStore
 from echo_desk.store.left_at_quit import LEFT_AT_QUIT_FILE, LeftAtQuitStore
 from echo_desk.store.settings import SettingsStore
@@ -165,7 +167,7 @@ class Runtime:
         manager, self.mcp = self.mcp, None
         await manager.aclose()
         untold = manager.left_untold()
-        keep_untold(self.left_at_quit, untold, shown_here=shown_here)
+        keep_untold(self.left_at_quit, untold, shown_here=shown_here, audit=self.audit)
         return untold
 
     async def aclose(self) -> None:
@@ -181,11 +183,19 @@ class Runtime:
             self.undo.close()
 
 
-def keep_untold(store: LeftAtQuitStore | None, untold: Iterable[Untold], *, shown_here: bool = False) -> None:
-    """Record each server's ``Untold`` in ``store`` (a store that fails is logged: quitting goes on)."""
+def keep_untold(store: LeftAtQuitStore | None, untold: Iterable[Untold], *, shown_here: bool = False,
+                audit: AuditLog | None = None) -> None:
+    """Record each server's ``Untold`` in ``store``, for the person, and in ``audit``, where no call's
+    row says it (a store that fails is logged: quitting goes on)."""
     for left in untold:
         log.warning("MCP server %s left files that were put aside as it closed: %s", left.server,
                     ", ".join(p.shown for p in left.planted))
+        if audit is not None:
+            try:
+                audit.append(server_left(left.server, str(ToolSource.mcp(left.server)), left.folder, left.planted,
+                                         time.time()))
+            except Exception:  # a bug in building one record must not stop the quit
+                log.exception("what MCP server %s left could not be recorded in the audit log", left.server)
         if store is None:
             continue
         try:

@@ -25,7 +25,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from echo_desk.agent.breaker import BreakerBoard
-from echo_desk.agent.envelope import UNDO_NOT_RECORDED_KEY, Envelope, cap_content
+from echo_desk.agent.envelope import UNDO_NOT_RECORDED_KEY, Envelope, StoppedCall, cap_content
 from echo_desk.agent.host import Host
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.pipeline.approval import approve, attachment_roots, ruling
@@ -101,9 +101,11 @@ class Dispatcher:
         except CallStopped as stop:
             envelope = Envelope.failure(call.name, call.id, stop.kind, stop.error, stop.metadata)
         except asyncio.CancelledError:
-            cancelled = Envelope.failure(call.name, call.id, ErrorKind.CANCELLED, "cancelled")
-            record_call(self.audit, record, replace(cancelled, file_changes=record.file_changes))
-            raise
+            stopped = _stopped_envelope(call, record.left)
+            record_call(self.audit, record, stopped)
+            if record.left is None:  # it never ran: nothing it left to show
+                raise
+            raise StoppedCall(stopped) from None
         record_call(self.audit, record, envelope)
         return envelope
 
@@ -173,15 +175,18 @@ class Dispatcher:
         try:
             result = await self._approve_and_run_handler(call)
         except asyncio.CancelledError:
-            if undo and call.record.ran:
+            if call.record.ran:
                 left = await self._left_by_stopped_handler(call, undo)
-                await undo.after(call.ctx, left, call.kept)
-                call.record.file_changes = left.file_changes
+                if undo:
+                    await undo.after(call.ctx, left, call.kept)
+                call.record.left = left
             raise
-        if undo and call.record.ran and result.error_kind is ErrorKind.TIMEOUT:
+        if call.record.ran and result.error_kind is ErrorKind.TIMEOUT:
             left = await self._left_by_stopped_handler(call, undo)
             result = replace(result, file_changes=left.file_changes, folders_created=left.folders_created,
-                             folders_removed=left.folders_removed, removed_folder_modes=left.removed_folder_modes)
+                             folders_removed=left.folders_removed, removed_folder_modes=left.removed_folder_modes,
+                             metadata={**left.metadata, **result.metadata}, planted=left.planted,
+                             planted_in=left.planted_in)
         if undo:
             not_recorded = await undo.after(call.ctx, result, call.kept)
             if not_recorded is not None:
@@ -218,19 +223,21 @@ class Dispatcher:
         return await run_with_retries(call, first)
 
     @staticmethod
-    async def _left_by_stopped_handler(call: Call, undo: UndoJournal) -> ToolResult:
-        """What a handler stopped while it ran changed: its own account when it still returned one
-        (it may finish a write before it sees the cancel), else what the files it was to change
-        show now against what was kept of them. Waits (bounded) for it to end: a write it makes
-        after that is not recorded, and that is logged."""
+    async def _left_by_stopped_handler(call: Call, undo: UndoJournal | None) -> ToolResult:
+        """What a handler stopped while it ran left: its own account when it still returned one
+        (it may finish a write before it sees the cancel; a sandboxed command says what it tried
+        to plant), else what the files it was to change show now against what was kept of them.
+        Waits (bounded) for it to end: what it does after that is not recorded, and that is logged."""
         handler = call.handler
-        if handler is None or not call.kept:  # nothing previewed: nothing to compare with
+        if handler is None:
             return _STOPPED
         if not await handler.end(STOPPED_HANDLER_WAIT_SECONDS):
             log.warning("%s (%s) still runs %g s after it was stopped: a change it makes now is not recorded",
                         call.name, call.record.call.id, STOPPED_HANDLER_WAIT_SECONDS)
         elif isinstance(handler.returned, ToolResult):
             return handler.returned
+        if undo is None or not call.kept:  # nothing previewed: nothing to compare with
+            return _STOPPED
         changed = await asyncio.to_thread(undo.changed_since, call.kept)
         return replace(_STOPPED, file_changes=changed)
 
@@ -251,6 +258,18 @@ def _envelope(call: ToolCall, result: ToolResult) -> Envelope:
     return Envelope(ok=False, tool=call.name, call_id=call.id, content=content,
                     error=storable_text(result.error), error_kind=result.error_kind, file_changes=result.file_changes,
                     metadata=result.metadata, planted=result.planted, planted_in=result.planted_in)
+
+
+def _stopped_envelope(call: ToolCall, left: ToolResult | None) -> Envelope:
+    """A call cancelled while it ran, as recorded and shown: cancelled whatever its handler still
+    returned (a cancel is never a success), with what it left; in its own words when it said
+    how it was stopped."""
+    if left is None:
+        return Envelope.failure(call.name, call.id, ErrorKind.CANCELLED, "cancelled")
+    if left.error_kind is not ErrorKind.CANCELLED:
+        left = replace(_STOPPED, file_changes=left.file_changes, metadata=left.metadata, planted=left.planted,
+                       planted_in=left.planted_in)
+    return _envelope(call, left)
 
 
 def new_call_id() -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,6 +14,15 @@ from echo_desk.tools.results import ErrorKind, FileChange
 SCHEMA = "echo_desk_tool_output_v1"
 #: Content beyond this is cut (with a marker) so one tool cannot flood the model's context.
 MAX_CONTENT_CHARS = 60_000
+
+
+class StoppedCall(asyncio.CancelledError):
+    """A call cancelled while it ran: the cancel goes on, carrying ``envelope``, the call as
+    recorded (what it left: its changes, what it tried to plant), for the card."""
+
+    def __init__(self, envelope: Envelope) -> None:
+        super().__init__("cancelled")
+        self.envelope = envelope
 
 
 def cap_content(text: str, limit: int = MAX_CONTENT_CHARS) -> str:

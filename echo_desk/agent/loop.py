@@ -21,7 +21,7 @@ from echo_desk.agent.claims import claims_change
 from echo_desk.agent.count_check import CountMismatch, count_mismatch
 from echo_desk.agent.definitions import ToolDefinition
 from echo_desk.agent.dispatcher import Dispatcher
-from echo_desk.agent.envelope import Envelope
+from echo_desk.agent.envelope import Envelope, StoppedCall
 from echo_desk.agent.host import Host
 from echo_desk.agent.model import (
     ChatMessage,
@@ -375,9 +375,14 @@ class AgentLoop:
                 envelope = Envelope.failure(call.name, call.id, ErrorKind.BUSINESS, why)
             else:
                 hear.on_tool_status(call.id, ToolStatus.PENDING)
-                envelope = await self.dispatcher.execute_tool(
-                    call, scope, host, on_status=lambda status: hear.on_tool_status(call.id, status)
-                )
+                try:
+                    envelope = await self.dispatcher.execute_tool(
+                        call, scope, host, on_status=lambda status: hear.on_tool_status(call.id, status)
+                    )
+                except StoppedCall as stopped:  # its card says what it left, as its record does
+                    results[call.id] = stopped.envelope
+                    hear.on_tool_result(call.id, stopped.envelope)
+                    raise
             results[call.id] = envelope
             try:
                 if call not in skip:

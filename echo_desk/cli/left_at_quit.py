@@ -32,7 +32,7 @@ async def close_manager_and_tell(runtime: Runtime, manager: McpManager, stream: 
     out = stream or sys.stderr
     await manager.aclose()
     untold = manager.left_untold()
-    keep_untold(runtime.left_at_quit, untold, shown_here=read_by_a_person(out))
+    keep_untold(runtime.left_at_quit, untold, shown_here=read_by_a_person(out), audit=runtime.audit)
     print_untold(untold, out)
 
 

@@ -17,7 +17,7 @@ import socket
 import stat
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from echo_desk.sandbox import (
@@ -164,7 +164,10 @@ class Launch:
         # detach that command's read-only cover), and what is in one of this command's own
         # placeholders (read-only for it all along: only someone outside can have put it there).
         skip = frozenset(str(p) for p in placeholders.in_use()) | frozenset(str(p.path) for p in self._placed)
-        planted = tuple(p for g in guards for p in g.after(skip=skip))
+        # Each guard's paths are relative to its workspace: with several, each entry names its own.
+        several = len(guards) > 1
+        planted = tuple(replace(p, workspace=str(g.workspace)) if several else p
+                        for g in guards for p in g.after(skip=skip))
         self.search_cut = self.search_cut or any(g.cut_after for g in guards)
         return planted
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 import json
 import logging
-import os
 import queue
 import sqlite3
 import threading
@@ -96,6 +96,10 @@ class Event(enum.StrEnum):
     #: starting, without their tools (which: ``arguments["servers"]``); it is told to list them
     #: again once they have started (``gateway/fallback.py``).
     TOOLS_LISTED_WITHOUT = "tools_listed_without"
+    #: A sandboxed MCP server (``tool``: its name) left in its folder, outside any call that said
+    #: it (at its start, between calls, at its end), what would run code later: what the check at
+    #: its end put aside as Echo Desk quit (``planted``, full paths; ``arguments["folder"]``).
+    SERVER_LEFT = "server_left"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -164,39 +168,59 @@ class RowStart:
            client: str = "", event: Event = Event.CALL, hidden: Sequence[str] = ()) -> RowStart:
         """``arguments`` as the call had them: redacted here by key (secret names and ``hidden``)
         and by shape, made storable, in one walk."""
-        head: tuple[Any, ...] = storable((
-            conversation_id, _encode_plain(list(scope_chain)), call_id, tool, source,
+        head, head_text = _storable_items((
+            conversation_id, _chain_text(tuple(scope_chain)), call_id, tool, source,
             _encode_text(redact_for_storing(arguments, hidden)), decision, redact_text(provenance)))
-        tail: tuple[Any, ...] = storable((rule_source, grant_id, client, event.value))
-        return cls(head, tail, json_items(head), json_items(tail))
+        tail, tail_text = _storable_items((rule_source, grant_id, client, event.value))
+        return cls(head, tail, head_text, tail_text)
 
     def row(self, at: float, ok: bool, error_kind: str | None, error: str, duration_ms: float,
             file_changes: Sequence[dict[str, Any]], planted: Sequence[Planted] = (),
             planted_in: str = "") -> tuple[Any, ...]:
         """The whole stored row, once the call ended."""
-        return (at, *self.head, *_ending(ok, error_kind, error, duration_ms, file_changes), *self.tail,
+        return (at, *self.head, *storable(_ending(ok, error_kind, error, duration_ms, file_changes)), *self.tail,
                 _planted_column(planted, planted_in))
 
 
 def _ending(ok: bool, error_kind: str | None, error: str, duration_ms: float,
             file_changes: Sequence[dict[str, Any]]) -> tuple[Any, ...]:
-    """Columns 9-13 of a row: what the call's end decided."""
-    ending: tuple[Any, ...] = storable((
-        int(ok), error_kind, redact_text(error), duration_ms,
-        _encode_plain(redact(list(file_changes))) if file_changes else "[]"))
-    return ending
+    """Columns 9-13 of a row: what the call's end decided (not yet made storable)."""
+    return (int(ok), error_kind, redact_text(error), duration_ms,
+            _encode_plain(redact(list(file_changes))) if file_changes else "[]")
+
+
+def _storable_items(values: tuple[Any, ...]) -> tuple[tuple[Any, ...], str]:
+    """``values`` (texts and numbers) made storable, and as JSON array items (``json_items``). The
+    text is looked at once instead of each value: it encodes to UTF-8 unless some value holds a
+    lone surrogate (the encoder leaves them as they are), and only then is each value made storable."""
+    text = json_items(values)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        values = storable(values)
+        return values, json_items(values)
+    return values, text
+
+
+@functools.lru_cache(maxsize=64)
+def _chain_text(chain: tuple[str, ...]) -> str:
+    """The ``scope_chain`` column: the same few chains come again on every call of a scope."""
+    text: str = _encode_plain(list(chain))
+    return text
 
 
 def _planted_column(planted: Sequence[Planted], planted_in: str) -> str:
     """The last column of a row: each planted entry as ``Planted.to_json`` with its full path
-    (when ``planted_in`` names the workspace), redacted by shape as the file changes are."""
+    (in the workspace it names, else in ``planted_in``), redacted by shape as the file changes are."""
     if not planted:
         return "[]"
-    entries = [{**p.to_json(), "path": os.path.join(planted_in, p.shown) if planted_in else p.shown}
-               for p in planted]
+    entries = [{**p.to_json(), "path": p.full(planted_in)} for p in planted]
     column: str = storable(_encode_plain(redact(entries)))
     return column
 
+
+#: The planted column's JSON text when nothing was planted (nearly every call).
+_NOTHING_PLANTED = json_items(("[]",))
 
 #: A row as queued and held: (its sequence number, the stored row).
 _Row = tuple[int, tuple[Any, ...]]
@@ -280,6 +304,14 @@ def tools_listed_without(client: str, at: float, servers: list[str]) -> AuditRec
     return AuditRecord(at=at, conversation_id="", scope_chain=(), call_id="", tool="", source="gateway",
                        arguments={"servers": list(servers)}, decision="", provenance="", ok=True, error_kind=None,
                        error="", duration_ms=0.0, client=client, event=Event.TOOLS_LISTED_WITHOUT)
+
+
+def server_left(server: str, source: str, folder: str, planted: Sequence[Planted], at: float) -> AuditRecord:
+    """The record that the sandboxed server ``server`` (``source``: its tools' source) had left in
+    ``folder`` what was put aside as Echo Desk quit, which no call's record says."""
+    return AuditRecord(at=at, conversation_id="", scope_chain=(), call_id="", tool=server, source=source,
+                       arguments={"folder": folder}, decision="", provenance="", ok=True, error_kind=None, error="",
+                       duration_ms=0.0, event=Event.SERVER_LEFT, planted=tuple(planted), planted_in=folder)
 
 
 class AuditLog:
@@ -382,12 +414,13 @@ class AuditLog:
         ``later``: once journaled, the record is handed to the writer only by ``queue_later`` (or
         whatever is queued next), so that waking the writer (a thread switch, up to a millisecond
         on a busy machine) comes after the call's answer; the journal line is what keeps it."""
-        ending = _ending(ok, error_kind, error, duration_ms, file_changes)
+        ended, ended_text = _storable_items((at, *_ending(ok, error_kind, error, duration_ms, file_changes)))
         planted_column = _planted_column(planted, planted_in)
-        row = (at, *start.head, *ending, *start.tail, planted_column)
+        row = (*ended[:1], *start.head, *ended[1:], *start.tail, planted_column)
         # One encoding for both: a number's JSON text holds no ", ".
-        at_text, ending_text = json_items((at, *ending)).split(", ", 1)
-        text = f"[{at_text}, {start.head_text}, {ending_text}, {start.tail_text}, {json_items((planted_column,))}]"
+        at_text, ending_text = ended_text.split(", ", 1)
+        planted_text = _NOTHING_PLANTED if planted_column == "[]" else json_items((planted_column,))
+        text = f"[{at_text}, {start.head_text}, {ending_text}, {start.tail_text}, {planted_text}]"
         with self._append_lock:
             self._seq += 1
             journaled = self._journal is not None and self._journal.write_text(self._seq, text)

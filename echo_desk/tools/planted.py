@@ -28,6 +28,9 @@ class Planted:
     kept: str = ""
     #: What the command left could not be taken out of the workspace: it is still there.
     still_there: bool = False
+    #: The workspace ``path`` is in (full path), when the command had more than one; '' when it
+    #: had one, which the caller names (``ToolResult.planted_in``), and in records from before.
+    workspace: str = ""
 
     @property
     def shown(self) -> str:
@@ -35,9 +38,18 @@ class Planted:
         surrogates, which no UTF-8 store or JSON text takes) written as ``\\xff`` escapes."""
         return _text(self.path)
 
+    def full(self, folder: str = "") -> str:
+        """``shown`` in its own workspace, else in ``folder`` (the call's one workspace, a server's
+        folder); as it is when neither is known."""
+        where = self.workspace or folder
+        return _text(os.path.join(where, self.path)) if where else self.shown
+
     def to_json(self) -> dict[str, object]:
-        return {"path": self.shown, "change": self.change.value, "put_back": self.put_back,
-                "kept": _text(self.kept), "still_there": self.still_there}
+        value: dict[str, object] = {"path": self.shown, "change": self.change.value, "put_back": self.put_back,
+                                    "kept": _text(self.kept), "still_there": self.still_there}
+        if self.workspace:
+            value["workspace"] = _text(self.workspace)
+        return value
 
     @property
     def english(self) -> str:
@@ -50,7 +62,7 @@ class Planted:
             done = f"moved to {_text(self.kept)}" if self.kept else "deleted"
             if self.change is Change.CHANGED:
                 done += "; the earlier version is back" if self.put_back else "; the earlier version could not be put back"
-        return f"{self.shown} ({self.change.value}; {done})"
+        return f"{self.full()} ({self.change.value}; {done})"
 
 
 def planted_of(value: object) -> list[Planted]:
@@ -64,7 +76,7 @@ def planted_of(value: object) -> list[Planted]:
         except ValueError:
             continue
         found.append(Planted(item["path"], change, item.get("put_back") is True, str(item.get("kept") or ""),
-                             item.get("still_there") is True))
+                             item.get("still_there") is True, str(item.get("workspace") or "")))
     return found
 
 

@@ -150,6 +150,10 @@ def handle(msg):
         send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}})
 
 
+# As it starts, before any call: writes the path ``PROBE_PLANT_AT_START`` names (in its folder).
+if os.environ.get("PROBE_PLANT_AT_START"):
+    attempt("write", os.environ["PROBE_PLANT_AT_START"])
+
 for line in sys.stdin:
     if line.strip():
         handle(json.loads(line))

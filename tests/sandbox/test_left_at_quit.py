@@ -4,8 +4,10 @@ Before, only the log said it."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import os
+import time
 
 import pytest
 from sandbox_helpers import Jail, requires_bwrap
@@ -13,8 +15,10 @@ from test_mcp_sandbox import _engine_with_probe, _probe
 from test_mcp_server_endings import _manager, _until_not_connected
 
 from echo_desk.cli.left_at_quit import close_and_tell
+from echo_desk.store.audit import AuditLog
 from echo_desk.store.left_at_quit import LeftAtQuitStore
 from echo_desk.store.settings import SettingsStore
+from echo_desk.tools.planted import Change, planted_of
 
 
 def _store(runtime_store: LeftAtQuitStore | None) -> LeftAtQuitStore:
@@ -61,6 +65,33 @@ async def test_what_a_server_planted_before_exiting_on_its_own_is_kept_when_no_c
         flag.touch()
         await runtime.aclose()
     assert [[p["path"] for p in r.planted] for r in store.untold()] == [[".envrc"]]
+
+
+@requires_bwrap
+async def test_what_a_server_wrote_as_it_started_with_no_call_after_is_in_the_audit_log(jail: Jail) -> None:
+    """No call's row says it: the audit log gets a row of the server's own as Echo Desk quits, with
+    every entry's full path (and the row is shown as the server's in Settings › Permissions › Activity)."""
+    planted = jail.workspace / ".envrc"
+    runtime = await _engine_with_probe(jail, SettingsStore.in_memory(), own_thread=True,
+                                       env={"PROBE_PLANT_AT_START": ".envrc"})
+    try:
+        deadline = time.monotonic() + 30
+        while not await asyncio.to_thread(planted.exists):
+            assert time.monotonic() < deadline, "the server did not start"
+            await asyncio.sleep(0.02)
+    finally:
+        await runtime.aclose()
+    assert not planted.exists()
+    audit = AuditLog(runtime.audit.path)
+    try:
+        [row] = audit.query()
+    finally:
+        audit.close()
+    assert (row["event"], row["tool"], row["source"]) == ("server_left", "probe", "mcp:probe")
+    assert row["arguments"] == {"folder": str(jail.workspace)}
+    [entry] = planted_of(row["planted"])
+    assert entry.path == str(planted) and entry.change is Change.CREATED and entry.kept.endswith("/.envrc")
+    assert [r.server for r in _store(runtime.left_at_quit).untold()] == ["probe"]  # and the person is told
 
 
 @requires_bwrap

@@ -270,12 +270,13 @@ async def test_a_server_in_its_own_folder_is_not_checked(jail: Jail) -> None:
     assert (folder / ".envrc").read_text() == "written-by-server"
 
 
-async def _engine_with_probe(jail: Jail, store: SettingsStore, *, own_thread: bool = False) -> Runtime:
+async def _engine_with_probe(jail: Jail, store: SettingsStore, *, own_thread: bool = False,
+                             env: dict[str, str] | None = None) -> Runtime:
     """The real wiring: mcp.json naming the sandboxed probe server (working in the workspace),
     approved, and the engine attached to it (``own_thread``: the manager on a thread of its own,
-    as in the app)."""
+    as in the app; ``env``: the server's own variables)."""
     document = {"mcpServers": {"probe": {"command": REAL_PYTHON, "args": ["-I", str(PROBE)],
-                                         "cwd": str(jail.workspace), "sandbox": True}}}
+                                         "cwd": str(jail.workspace), "sandbox": True, **({"env": env} if env else {})}}}
     config_path().write_text(json.dumps(document), encoding="utf-8")
     for name, cfg in parse_config(document).items():
         store.update(lambda s, n=name, c=cfg: s.mcp_approved.update({n: c.fingerprint()}))

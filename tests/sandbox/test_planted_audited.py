@@ -37,3 +37,30 @@ async def test_planted_editor_tasks_are_in_the_calls_audit_row_with_their_full_p
     assert tasks.path == str(jail.workspace / ".vscode") and tasks.change is Change.CREATED
     assert (Path(tasks.kept) / "tasks.json").read_text() == '{"tasks": []}'
     assert not (jail.workspace / ".vscode").exists()
+
+
+async def test_with_two_workspaces_each_entry_is_named_in_its_own(jail: Jail, tmp_path: Path) -> None:
+    """The same name planted in the second workspace: its row, its card and the model's note name
+    that workspace, not a path that reads as the first's (where the command ran)."""
+    second = jail.base / "second"
+    second.mkdir()
+    dispatcher, _schemas, _settings = make_engine(tmp_path, tool_with())
+    scope = Scope(label="conversation", workspace_roots=(jail.workspace, second))
+    command = f"mkdir {second}/.vscode && printf '{{\"tasks\": []}}' > {second}/.vscode/tasks.json"
+    try:
+        envelope = await dispatcher.execute_tool(
+            ToolCall(id="c1", name="run_command", arguments=json.dumps({"command": command})), scope,
+            ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE))
+        assert envelope.ok and envelope.metadata["sandbox"]["sandboxed"] is True, envelope.content
+        assert dispatcher.audit is not None
+        [row] = dispatcher.audit.query(tool="run_command")
+    finally:
+        dispatcher.close()
+        if dispatcher.audit is not None:
+            dispatcher.audit.close()
+    [audited] = planted_of(row["planted"])
+    assert audited.path == str(second / ".vscode")
+    [carded] = planted_of(envelope.metadata["sandbox"]["planted"])
+    assert carded.full() == str(second / ".vscode")
+    assert f"{second}/.vscode" in envelope.content  # the model's note
+    assert not (second / ".vscode").exists() and (jail.workspace / "README").exists()

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from echo_desk.agent.status import ToolStatus
-from echo_desk.tools.results import ErrorKind, FileChange, RiskLevel
+from echo_desk.tools.results import ErrorKind, RiskLevel, ToolResult
 
 if TYPE_CHECKING:
     from echo_desk.agent.breaker import BreakerBoard
@@ -87,8 +87,9 @@ class CallRecord:
     deciding: Provenance | None = None
     #: The call's handler was started (a failure now counts for the breaker).
     ran: bool = False
-    #: What a call stopped while its handler ran had changed (for the record of the cancel).
-    file_changes: tuple[FileChange, ...] = ()
+    #: What a call stopped while its handler ran left: its own account, when it still gave one,
+    #: or the files it changed (for the record and the card of the cancel).
+    left: ToolResult | None = None
     #: Its audit record, begun while its handler ran (``audit_record.begin``); ``ended`` once recorded.
     begun: Begun | None = None
     ended: bool = False

@@ -223,7 +223,7 @@ def planted_facts(planted: tuple[Planted, ...], launch: sandbox.Launch | None,
                 "is checked, and put aside or back, when they end.")
     if not planted:
         return ""
-    what = "; ".join(f"{quote_path(p.shown)} ({p.change.value})" for p in planted)
+    what = "; ".join(f"{quote_path(p.full())} ({p.change.value})" for p in planted)
     return (f"\n[sandbox] blocked: the command tried to plant files that make a program run code later "
             f"(git hooks or configuration, editor or shell start-up files): {what}. They were moved out of "
             "the workspace (what it changed or removed is back as it was); do not try to work around this.")

@@ -32,7 +32,6 @@ from echo_desk.store.settings import Settings
 from echo_desk.tools import (
     N_,
     SANDBOX_TARGET,
-    CancelledByUser,
     ErrorKind,
     RiskLevel,
     RuleFamily,
@@ -272,6 +271,13 @@ class RunCommand(BuiltinTool[CommandArguments]):
         ended = ""
         try:
             ended = await self._supervise(reader, ctx, started + timeout, leash, output_ended)
+        except asyncio.CancelledError:
+            # The caller stopped waiting (Stop, or the tool's own limit): the account below (what
+            # was put aside, for the card and the audit) still reaches it, as the handler's return.
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            ended = "cancel"
         finally:
             # Whatever happened (normal end included), no straggler survives us.
             if leash:
@@ -300,10 +306,15 @@ class RunCommand(BuiltinTool[CommandArguments]):
         # The guard's paths are relative to their workspace: full ones when there is only one.
         planted_in = str(ctx.write_roots[0]) if planted and len(ctx.write_roots) == 1 else ""
         if ended == "cancel":
-            raise CancelledByUser(for_person(f"run_command was cancelled; its process group was killed. "
-                                             f"Output so far:\n{buffer.text()}{planted_note}",
-                                             N_("The command was stopped and its processes were ended. Output so far:\n{output}"),
-                                             output=buffer.text()))
+            # Returned, not raised: a stop must not lose what the check found.
+            return ToolResult.fail(
+                ErrorKind.CANCELLED,
+                for_person(f"run_command was cancelled; its process group was killed. "
+                           f"Output so far:\n{buffer.text()}{planted_note}",
+                           N_("The command was stopped and its processes were ended. Output so far:\n{output}"),
+                           output=buffer.text()),
+                metadata=meta, planted=planted, planted_in=planted_in,
+            )
         if ended == "timeout":
             output = buffer.text()
             return ToolResult.fail(

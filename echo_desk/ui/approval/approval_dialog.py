@@ -49,6 +49,7 @@ from echo_desk.ui.core.labels import (
     risk_label,
     source_label,
 )
+from echo_desk.ui.core.mnemonics import literal
 from echo_desk.ui.widgets.diff_view import DiffPane
 from echo_desk.ui.widgets.full_text_box import FullTextBox, plain_tooltip
 from echo_desk.ui.widgets.warning_note import warning_note
@@ -67,7 +68,8 @@ def _with_visible_paths(text: str, request: ApprovalRequest) -> str:
 
 
 def _tab_name(path: str) -> str:
-    return visible_path(os.path.basename(path) or path)
+    # A tab reads "&" as an Alt letter: "R&D.txt" showed as "RD.txt" and took Alt+D from Deny.
+    return literal(visible_path(os.path.basename(path) or path))
 
 
 class _Body(QWidget):
@@ -125,6 +127,11 @@ class ApprovalDialog(QDialog):
         self.body_scroll = QScrollArea()
         self.body_scroll.setWidgetResizable(True)
         self.body_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        # A Tab stop (arrows and Page keys scroll it) that showed no sign of having the focus.
+        # The frame is always there, transparent without the focus, so nothing moves when it comes.
+        self.body_scroll.setObjectName("approvalBody")
+        theme.styled(self.body_scroll, lambda p: "QScrollArea#approvalBody { border: 2px solid transparent; } "
+                                                 f"QScrollArea#approvalBody:focus {{ border: 2px solid {p.accent}; }}")
         self.body_scroll.setWidget(body)
         layout.addWidget(self.body_scroll, 1)
         self._add_decision(layout, request, title_for)
@@ -209,6 +216,9 @@ class ApprovalDialog(QDialog):
         self.targets = FullTextBox(format_targets(request), most_lines=6)
         self.arguments_caption = QLabel()
         self.arguments = FullTextBox(visible_json(request.arguments, indent=2), most_lines=10)
+        # Linked, a screen reader names each box by its caption, and Alt plus its letter goes to it.
+        self.targets_caption.setBuddy(self.targets)
+        self.arguments_caption.setBuddy(self.arguments)
         top_layout.addWidget(self.targets_caption)
         top_layout.addWidget(self.targets)
         top_layout.addWidget(self.targets.footer)
@@ -363,14 +373,14 @@ class ApprovalDialog(QDialog):
         self.asked_note.setText(shown(r.asked_because))
         # Built by the engine, in the language of its time; one line (a file name in it may hold a line feed).
         self.summary.setText(visible(_with_visible_paths(shown(r.summary), r), one_line=True))
-        self.targets_caption.setText(_("Targets"))
+        self.targets_caption.setText(_("&Targets"))
         if self.targets.toPlainText() != format_targets(r):
             self.targets.setPlainText(format_targets(r))  # same lines, labels in the new language
-        self.arguments_caption.setText(_("What the agent asked for") if self.is_spawn else _("Arguments"))
+        self.arguments_caption.setText(_("&What the agent asked for") if self.is_spawn else _("A&rguments"))
         for i, change in enumerate(self._tab_changes):
             kind = _(CHANGE_LABELS.get(change.kind.value, change.kind.value))
             self.tabs.setTabText(i, aside(_tab_name(change.path), kind))
-        self.message_caption.setText(_("Message if denied:"))
+        self.message_caption.setText(_("&Message if denied:"))
         self.message.setPlaceholderText(_("Optional: tell the agent why, or what to do instead"))
         self.allow_once.setText(_("Allow once"))
         self.allow_conversation.setText(_("Allow for this session of {client}").format(client=client) if client
@@ -396,6 +406,8 @@ class ApprovalDialog(QDialog):
         }
         for widget, name in names.items():
             widget.setAccessibleName(name)
+        for box in (self.targets, self.arguments):  # two "Show all of this text" buttons: which one
+            box.expand.setAccessibleDescription(box.accessibleName())
 
     def _choose(self, choice: ApprovalChoice) -> Callable[[], None]:
         return lambda: self._finish(choice)

@@ -187,14 +187,14 @@ class GrantChoices(QWidget):
         self.allow.setAccessibleName(self.allow.text().replace("&&", "&"))
 
     def retranslate(self, *_args: object) -> None:
-        self.parts_caption.setText(_("How each part of this call was checked"))
+        self.parts_caption.setText(_("&How each part of this call was checked"))
         self.parts.retranslate()
         self.remember_caption.setText(_("Or allow this and similar calls from now on:"))
         for radio, suggestion in zip(self.radios, self.verdict.suggestions, strict=True):
             radio.setToolTip(suggestion_tooltip(suggestion))
             radio.setText(plain_button_text(_("Allow {rule}").format(rule=suggestion_text(suggestion))))
             radio.setAccessibleName(_("Allow {rule}").format(rule=suggestion_text(suggestion)))
-        self.scope_caption.setText(_("For how long:"))
+        self.scope_caption.setText(_("For how &long:"))
         for i, scope in enumerate(OFFERED_SCOPES):
             self.scope.setItemText(i, offered_scope_label(scope, self.client))
         self.scope.setAccessibleName(_("For how long"))

@@ -43,7 +43,7 @@ def planted_lines(planted: Sequence[Planted], palette: Palette | None = None, *,
     if not planted:
         return []
     p = palette or in_use()
-    named = [_("{path} ({what})").format(path=visible(item.path, one_line=True), what=done_text(item))
+    named = [_("{path} ({what})").format(path=visible(item.full(), one_line=True), what=done_text(item))
              for item in planted[:_MOST_NAMED]]
     if len(planted) > _MOST_NAMED:
         named.append(_("{count} more").format(count=len(planted) - _MOST_NAMED))

@@ -4,7 +4,6 @@ card (``chat/sandbox_card.py``) and the Activity tab, from the typed ``Planted``
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from echo_desk.common.visible_text import visible
@@ -46,7 +45,7 @@ def put_aside_lines(folder: str, planted: Sequence[Planted]) -> list[str]:
     notice or a tooltip that, unlike the card's line, names them all."""
     lines = []
     for item in planted:
-        path = visible(os.path.join(folder, item.path) if folder else item.path, one_line=True)
+        path = visible(item.full(folder), one_line=True)
         lines.append(_("{path} ({what})").format(path=path, what=done_text(item)))
         if item.kept and not item.still_there:
             lines.append("    " + _("kept, never run, at {path}").format(path=visible(item.kept, one_line=True)))

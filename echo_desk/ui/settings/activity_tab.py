@@ -38,7 +38,7 @@ from echo_desk.tools.planted import Planted, planted_of
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui.core import i18n_qt, marshal, theme
 from echo_desk.ui.core.audit_text import provenance_phrase
-from echo_desk.ui.core.planted_text import planted_label, planted_tooltip
+from echo_desk.ui.core.planted_text import planted_label, planted_tooltip, put_aside_lines
 from echo_desk.ui.core.rules_text import plain_tooltip, rule_phrase, when
 from echo_desk.ui.widgets.failure_text import say_failure
 from echo_desk.ui.widgets.warning_note import warning_note
@@ -55,6 +55,7 @@ EVENT_LABELS = {
     Event.SESSION_HANDED_BACK: N_("session handed back on quit"),
     Event.SESSION_NOT_HANDED_BACK: N_("session closed on quit"),
     Event.TOOLS_LISTED_WITHOUT: N_("tools listed without servers still starting"),
+    Event.SERVER_LEFT: N_("left by the server outside its calls"),
 }
 #: Why a session could not be handed back (the row's ``error_kind``), as the detail says it.
 HAND_BACK_FAILURES = {
@@ -302,6 +303,15 @@ class ActivityTab(QWidget):
                 "{client} asked for its tools while these MCP servers were still starting: {servers}. Its list "
                 "came without their tools, so that it did not wait for them; it is told to list its tools again "
                 "once they have started.").format(client=client, servers=_servers_of(record)))
+            return
+        if event is Event.SERVER_LEFT:
+            arguments = record.get("arguments")
+            folder = arguments.get("folder") if isinstance(arguments, dict) else ""
+            self.detail.setText("\n".join([_(
+                "The sandboxed MCP server “{server}” left in {folder} what would run code later, and no call to it "
+                "came after to say so. It was put aside as Echo Desk quit:").format(server=visible(str(record["tool"]), one_line=True),
+                                             folder=visible(str(folder or ""), one_line=True)),
+                *put_aside_lines("", _planted(record))]))
             return
         if event is Event.SESSION_HANDED_BACK:
             self.detail.setText(_(

@@ -145,7 +145,7 @@ class LocalModelPanel(QWidget):
         self.sha.setAccessibleName(_("Expected sha256"))
         self.sha.setPlaceholderText(_("64 hexadecimal characters, from the model's publisher"))
         self.download_button.setText(_("&Download"))
-        self.cancel_button.setText(_("&Cancel"))
+        self.cancel_button.setText(_("C&ancel"))
         self.progress.setAccessibleName(_("Download progress"))
         if self.job is not None and self._shown is not None:
             self._progress(*self._shown)

@@ -128,7 +128,7 @@ class PolicyTester(QWidget):
         for i, (_key, label, _tool, _hint) in enumerate(KINDS):
             self.kind.setItemText(i, _(label))
         self.kind.setAccessibleName(_("What to check"))
-        self.input_caption.setText(_("&Check a call against the rules (nothing runs):"))
+        self.input_caption.setText(_("C&heck a call against the rules (nothing runs):"))
         self.input.setAccessibleName(_("Call to check"))
         self.input.setPlaceholderText(_(KINDS[self.kind.currentIndex()][3]))
         self.parts.retranslate()

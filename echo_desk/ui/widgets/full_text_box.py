@@ -21,6 +21,8 @@ from echo_desk.ui.core import i18n_qt, theme
 
 #: Lines up to this many characters fit the dialog's narrowest width in a monospace font.
 _SURE_TO_FIT = 60
+#: An expanded box grows to its text up to this many lines as drawn, then scrolls.
+MOST_EXPANDED_LINES = 40
 
 
 def plain_tooltip(text: str) -> str:
@@ -70,49 +72,58 @@ class FullTextBox(QPlainTextEdit):
     def _height(self, lines: int) -> int:
         return int(max(1, lines) * self.fontMetrics().lineSpacing() + 2 * self.frameWidth() + 12)
 
+    def _lines_height(self, most: int) -> int:
+        """The height that shows the first ``most`` lines as drawn, frame and margins included: a
+        long line wraps into several, and a line with Chinese in a fallback font is taller than
+        the monospace font's own line spacing says. Only laid-out blocks know their lines (the
+        box lays out what is in view), so each is laid out here first."""
+        block, height, lines = self.document().begin(), 0.0, 0
+        while block.isValid() and lines < most:
+            block_height = self.blockBoundingRect(block).height()  # lays the block out
+            layout = block.layout()
+            count = layout.lineCount() if layout is not None else 0
+            if lines + max(1, count) <= most or count == 0:
+                height += block_height
+                lines += max(1, count)
+            else:
+                last = layout.lineAt(most - lines - 1)
+                height += last.y() + last.height()
+                lines = most
+            block = block.next()
+        return max(self._height(1), int(height + 0.999) + 2 * self.frameWidth()
+                   + 2 * int(self.document().documentMargin()) + 2)
+
     def _fit(self) -> None:
-        """As tall as the laid-out text, up to ``most_lines`` lines: a line with Chinese in a
-        fallback font is taller than the monospace font's own line spacing says."""
+        """As tall as the laid-out text, up to ``most_lines`` lines."""
         if self._expanded:
             return
-        block, height, lines = self.document().begin(), 0.0, 0
-        tallest = float(self.fontMetrics().lineSpacing())
-        while block.isValid() and lines < self._most:
-            rect = self.blockBoundingRect(block)
-            count = max(1, block.layout().lineCount()) if block.layout() is not None else 1
-            tallest = max(tallest, rect.height() / count)
-            height += rect.height()
-            lines += count
-            block = block.next()
-        if lines > self._most:
-            height = tallest * self._most
-        wanted = max(self._height(1), int(height + 0.999) + 2 * self.frameWidth()
-                     + 2 * int(self.document().documentMargin()) + 2)
+        wanted = self._lines_height(self._most)
         if wanted > self.height():  # only ever taller than the first guess: never hides a line
             self.setFixedHeight(wanted)
 
     def _expand(self) -> None:
         self._expanded = True
         self.setMaximumHeight(16777215)
-        self.setFixedHeight(self._height(min(40, self.document().lineCount() + self._wrapped_lines())))
-        QTimer.singleShot(0, self._check)
+        self._fit_expanded()
+        # Once the scroll bar of the short box is gone, the text wraps at the wider width.
+        QTimer.singleShot(0, self, self._fit_expanded)
+        QTimer.singleShot(0, self, self._check)
 
-    def _wrapped_lines(self) -> int:
-        layout = self.document().documentLayout()
-        block, extra = self.document().begin(), 0
-        while block.isValid():
-            extra += max(0, block.layout().lineCount() - 1) if block.layout() else 0
-            block = block.next()
-        return extra if layout is not None else 0
+    def _fit_expanded(self) -> None:
+        """As tall as all of the text as drawn, up to ``MOST_EXPANDED_LINES``; beyond, it scrolls."""
+        if self._expanded:
+            self.setFixedHeight(self._lines_height(MOST_EXPANDED_LINES))
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        QTimer.singleShot(0, self._fit)
-        QTimer.singleShot(0, self._check)
+        QTimer.singleShot(0, self, self._fit)
+        QTimer.singleShot(0, self, self._check)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        QTimer.singleShot(0, self._check)
+        if self._expanded and event.size().width() != event.oldSize().width():
+            QTimer.singleShot(0, self, self._fit_expanded)  # the text wraps anew at another width
+        QTimer.singleShot(0, self, self._check)
 
     def remaining(self) -> tuple[int, int]:
         """Lines as drawn (a long line wraps into several) and characters from the first line not
@@ -158,6 +169,8 @@ class FullTextBox(QPlainTextEdit):
             else:  # not laid out yet: no number rather than a wrong one
                 text = _("More text below — scroll to the end or expand it before you can allow")
             self.marker.setText(text.format(lines=f"{lines:,}", chars=f"{chars:,}"))
+        # Heard with the box's name: what is below, and that Allow waits for it.
+        self.setAccessibleDescription(self.marker.text() if hidden else "")
         self.expand.setText(_("Expand"))
         self.expand.setAccessibleName(_("Show all of this text"))
         self.footer.setVisible(hidden)

@@ -68,6 +68,22 @@ def test_the_card_lists_what_was_planted_and_where_it_is_kept(qtbot, aside: str)
         i18n_qt.apply_language("en")
 
 
+def test_with_several_workspaces_the_card_names_each_entry_in_its_own(aside: str) -> None:
+    """The same name in two workspaces: each is said with its workspace, in the line, the tooltip and
+    read back as stored; an entry of a one-workspace command stays relative, as before."""
+    first, second = "/home/me/app", "/home/me/lib"
+    facts = sandbox_of(json.loads(json.dumps(_facts(
+        Planted(".vscode", Change.CREATED, kept=f"{aside}/.vscode", workspace=first),
+        Planted(".vscode", Change.CREATED, kept=f"{aside}-2/.vscode", workspace=second)))))
+    assert facts is not None
+    shown = sandbox_html(facts)
+    assert f"{first}/.vscode (new: put aside), {second}/.vscode (new: put aside)" in shown
+    tip = planted_tooltip(facts.planted)
+    assert f"{first}/.vscode (new: put aside)" in tip and f"{second}/.vscode (new: put aside)" in tip
+    alone = sandbox_of(_facts(Planted(".vscode", Change.CREATED, kept=f"{aside}/.vscode")))
+    assert alone is not None and ": .vscode (new: put aside)" in sandbox_html(alone)
+
+
 def test_a_search_cut_at_its_bound_is_said() -> None:
     facts = sandbox_of({"sandbox": {"sandboxed": True, "planted": [], "search_cut": True}})
     assert facts is not None and "Not every folder of this workspace was searched" in sandbox_html(facts)

@@ -139,6 +139,20 @@ def test_double_clicking_a_card_opens_the_whole_diff(qtbot):
     dialogs[0].close()
 
 
+def test_the_whole_diff_names_each_file_as_it_is(qtbot):
+    from echo_desk.tools.results import FileChange, FileChangeKind
+    from echo_desk.ui.chat.diff_dialog import DiffDialog
+    from echo_desk.ui.core.mnemonics import without_mnemonic
+
+    changes = [FileChange(path=f"/w/{name}", kind=FileChangeKind.MODIFY, before_sha256="a" * 64,
+                          after_sha256="b" * 64, diff="@@ -1 +1 @@\n-a\n+b\n")
+               for name in ("R&D.txt", "x\u202etxt.exe")]
+    dialog = DiffDialog("Write note", changes)
+    qtbot.addWidget(dialog)
+    shown = [without_mnemonic(dialog.tabs.tabText(i)) for i in range(dialog.tabs.count())]
+    assert shown == ["R&D.txt", "x⟨U+202E⟩txt.exe"]
+
+
 def test_keyboard_opens_cards_and_copies(view, qtbot):
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QGuiApplication

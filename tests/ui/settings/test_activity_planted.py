@@ -5,6 +5,7 @@ it and where it is kept. A call that planted nothing has no mark."""
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -12,10 +13,12 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QColor
 
-from echo_desk.store.audit import AuditLog, AuditRecord
+from echo_desk.store.audit import AuditLog, AuditRecord, server_left
 from echo_desk.tools.planted import Change, Planted
 from echo_desk.ui.core import i18n_qt, theme
-from echo_desk.ui.settings.activity_tab import COL_VERDICT, ActivityTab
+from echo_desk.ui.settings.activity_tab import COL_TOOL, COL_VERDICT, ActivityTab
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 KEPT = "/home/me/.local/share/echo-desk/put-aside/20261207/ws/.vscode"
 PLANTED = (Planted(".vscode", Change.CREATED, kept=KEPT),
@@ -73,3 +76,30 @@ def test_what_an_mcp_server_left_is_said_as_the_servers_doing(qtbot, tmp_path: P
         assert "The sandboxed server left in its folder" in tab.detail.text()
     finally:
         log.close()
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_a_servers_own_row_of_what_it_left_outside_its_calls_names_it_and_every_full_path(
+        qtbot, tmp_path: Path, language: str) -> None:
+    i18n_qt.apply_language(language)
+    log = AuditLog(tmp_path / "audit.sqlite3")
+    try:
+        log.append(server_left("notes", "mcp:notes", "/home/me/ws", PLANTED[:1], time.time()))
+        tab = ActivityTab(log)
+        qtbot.addWidget(tab)
+        item = tab.calls.topLevelItem(0)
+        assert item is not None and item.text(COL_TOOL) == "notes"
+        verdict = item.text(COL_VERDICT)
+        assert verdict.endswith({"en": "⚠ 1 plant blocked", "zh_CN": "⚠ 已拦截 1 处植入"}[language])
+        assert "/home/me/ws/.vscode" in item.toolTip(COL_VERDICT)
+        tab.calls.setCurrentItem(item)
+        detail = tab.detail.text()
+        assert "“notes”" in detail and "/home/me/ws/.vscode" in detail and KEPT in detail
+        if language == "en":
+            assert verdict.startswith("left by the server outside its calls")
+            assert "It was put aside as Echo Desk quit" in detail
+        else:
+            assert CJK.search(verdict.split(" · ")[0]) and CJK.search(detail.splitlines()[0])
+    finally:
+        log.close()
+        i18n_qt.apply_language("en")
