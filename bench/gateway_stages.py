@@ -18,9 +18,11 @@ costs one).
 
 Then the same calls again with the app's MCP thread under cProfile: Python calls per call
 (deterministic, whatever the load). The machine's load is printed: on a busy machine every stage is
-slower. Needs server-everything (scripts/install-mcp-test-servers.sh).
+slower. Needs server-everything (scripts/install-mcp-test-servers.sh). ``--at COMMIT``: the app
+side and the gateway run ``echo_desk`` as of that commit (``_paired.py``; the stages are stamped by
+the same names), to set its figures beside this tree's (``bench/gateway_paired.py`` pairs the medians).
 
-Run: PYTHONPATH=. python bench/gateway_stages.py [calls] [--top N]
+Run: PYTHONPATH=. python bench/gateway_stages.py [calls] [--top N] [--at COMMIT]
 """
 
 from __future__ import annotations
@@ -38,9 +40,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-# Run as a script, this file's folder comes first on sys.path: keep it from shadowing anything.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+BENCH = Path(__file__).resolve().parent
+# Run as a script, this file's folder comes first on sys.path; put back last, it lends only what
+# nothing installed is named: the paired-run helper.
+sys.path[:] = [*(p for p in sys.path if Path(p or ".").resolve() != BENCH), str(BENCH)]
+
+from _paired import ROOT, tree_at  # noqa: E402
+
 EVERYTHING = ROOT / "tests/mcp/servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 STAGES = ("read", "in", "session", "tool", "sent", "arrived", "answer", "out")
 NAMES = {("read", "in"): "read → in", ("in", "session"): "in → session", ("session", "tool"): "session → tool",
@@ -177,7 +183,8 @@ async def measure(n: int) -> None:
     store = SettingsStore.in_dir(config_dir())
     store.update(lambda s: s.mcp_approved.update({"everything": parse_server("everything", entry).fingerprint()}))
     store.set_tool("everything__echo", policy=ToolPolicy.ALWAYS)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    code = [str(tree_at(AT))] if AT else []
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*code, str(ROOT)])}
     app = await asyncio.create_subprocess_exec(sys.executable, __file__, "--app", stdin=asyncio.subprocess.PIPE,
                                                stdout=asyncio.subprocess.PIPE, env=env)
     assert app.stdin is not None and app.stdout is not None
@@ -212,7 +219,8 @@ async def measure(n: int) -> None:
             await calls()
             await tell(b"d")
         profile = pstats.Stats(os.environ["ECHO_DESK_BENCH_PROFILE"])
-        print(f"{n} calls of everything__echo through the handing gateway (machine load: {os.getloadavg()[0]:.1f})")
+        print(f"{n} calls of everything__echo through the handing gateway, echo_desk {f'as of {AT}' if AT else 'of this tree'} "
+              f"(machine load: {os.getloadavg()[0]:.1f})")
         print(f"  client's round trip: median {statistics.median(taken) * 1000:.3f} ms")
         print("  in the app, medians: " + "; ".join(f"{name} {stages[name][0] * 1e6:.0f} µs ({stages[name][1]:g} turns)"
                                                    for name in NAMES.values()))
@@ -227,10 +235,13 @@ async def measure(n: int) -> None:
 
 #: ``--top N``: also the N functions of the MCP thread with the most time of their own (under cProfile).
 TOP = int(sys.argv[sys.argv.index("--top") + 1]) if "--top" in sys.argv else 0
+#: ``--at COMMIT``: the app and the gateway run ``echo_desk`` as of that commit.
+AT = sys.argv[sys.argv.index("--at") + 1] if "--at" in sys.argv else ""
 
 if __name__ == "__main__":
     if "--app" in sys.argv:
         stamped_app()
     else:
-        numbers = [a for a in sys.argv[1:] if a.isdigit() and a != str(TOP)]
+        numbers = [a for before, a in zip(sys.argv, sys.argv[1:], strict=False)
+                   if a.isdigit() and before not in ("--top", "--at")]
         asyncio.run(measure(int(numbers[0]) if numbers else 300))

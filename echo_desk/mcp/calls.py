@@ -212,8 +212,9 @@ class CallRouter:
                 converted = convert_result(result, server=server, tool=tool)
                 # With what the check after its last process's end put aside (that end was told no one).
                 found = (*manager.take_left(server), *await conn.planted())
-                config = manager.config_of(server)
-                converted = with_planted(converted, found, config.allowed_domains, _folder_of(config))
+                if found:  # the folder is looked up only then: finding the data folder makes it (a mkdir)
+                    config = manager.config_of(server)
+                    converted = with_planted(converted, found, config.allowed_domains, _folder_of(config))
         except TimeoutError:
             return ToolResult.fail(ErrorKind.TIMEOUT, for_person(
                 f"{server}/{tool} did not answer within {timeout:g} s{conn.unreadable_since(unreadable)}",

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 import json
 import logging
 import queue
@@ -167,27 +168,45 @@ class RowStart:
            client: str = "", event: Event = Event.CALL, hidden: Sequence[str] = ()) -> RowStart:
         """``arguments`` as the call had them: redacted here by key (secret names and ``hidden``)
         and by shape, made storable, in one walk."""
-        head: tuple[Any, ...] = storable((
-            conversation_id, _encode_plain(list(scope_chain)), call_id, tool, source,
+        head, head_text = _storable_items((
+            conversation_id, _chain_text(tuple(scope_chain)), call_id, tool, source,
             _encode_text(redact_for_storing(arguments, hidden)), decision, redact_text(provenance)))
-        tail: tuple[Any, ...] = storable((rule_source, grant_id, client, event.value))
-        return cls(head, tail, json_items(head), json_items(tail))
+        tail, tail_text = _storable_items((rule_source, grant_id, client, event.value))
+        return cls(head, tail, head_text, tail_text)
 
     def row(self, at: float, ok: bool, error_kind: str | None, error: str, duration_ms: float,
             file_changes: Sequence[dict[str, Any]], planted: Sequence[Planted] = (),
             planted_in: str = "") -> tuple[Any, ...]:
         """The whole stored row, once the call ended."""
-        return (at, *self.head, *_ending(ok, error_kind, error, duration_ms, file_changes), *self.tail,
+        return (at, *self.head, *storable(_ending(ok, error_kind, error, duration_ms, file_changes)), *self.tail,
                 _planted_column(planted, planted_in))
 
 
 def _ending(ok: bool, error_kind: str | None, error: str, duration_ms: float,
             file_changes: Sequence[dict[str, Any]]) -> tuple[Any, ...]:
-    """Columns 9-13 of a row: what the call's end decided."""
-    ending: tuple[Any, ...] = storable((
-        int(ok), error_kind, redact_text(error), duration_ms,
-        _encode_plain(redact(list(file_changes))) if file_changes else "[]"))
-    return ending
+    """Columns 9-13 of a row: what the call's end decided (not yet made storable)."""
+    return (int(ok), error_kind, redact_text(error), duration_ms,
+            _encode_plain(redact(list(file_changes))) if file_changes else "[]")
+
+
+def _storable_items(values: tuple[Any, ...]) -> tuple[tuple[Any, ...], str]:
+    """``values`` (texts and numbers) made storable, and as JSON array items (``json_items``). The
+    text is looked at once instead of each value: it encodes to UTF-8 unless some value holds a
+    lone surrogate (the encoder leaves them as they are), and only then is each value made storable."""
+    text = json_items(values)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        values = storable(values)
+        return values, json_items(values)
+    return values, text
+
+
+@functools.lru_cache(maxsize=64)
+def _chain_text(chain: tuple[str, ...]) -> str:
+    """The ``scope_chain`` column: the same few chains come again on every call of a scope."""
+    text: str = _encode_plain(list(chain))
+    return text
 
 
 def _planted_column(planted: Sequence[Planted], planted_in: str) -> str:
@@ -199,6 +218,9 @@ def _planted_column(planted: Sequence[Planted], planted_in: str) -> str:
     column: str = storable(_encode_plain(redact(entries)))
     return column
 
+
+#: The planted column's JSON text when nothing was planted (nearly every call).
+_NOTHING_PLANTED = json_items(("[]",))
 
 #: A row as queued and held: (its sequence number, the stored row).
 _Row = tuple[int, tuple[Any, ...]]
@@ -392,12 +414,13 @@ class AuditLog:
         ``later``: once journaled, the record is handed to the writer only by ``queue_later`` (or
         whatever is queued next), so that waking the writer (a thread switch, up to a millisecond
         on a busy machine) comes after the call's answer; the journal line is what keeps it."""
-        ending = _ending(ok, error_kind, error, duration_ms, file_changes)
+        ended, ended_text = _storable_items((at, *_ending(ok, error_kind, error, duration_ms, file_changes)))
         planted_column = _planted_column(planted, planted_in)
-        row = (at, *start.head, *ending, *start.tail, planted_column)
+        row = (*ended[:1], *start.head, *ended[1:], *start.tail, planted_column)
         # One encoding for both: a number's JSON text holds no ", ".
-        at_text, ending_text = json_items((at, *ending)).split(", ", 1)
-        text = f"[{at_text}, {start.head_text}, {ending_text}, {start.tail_text}, {json_items((planted_column,))}]"
+        at_text, ending_text = ended_text.split(", ", 1)
+        planted_text = _NOTHING_PLANTED if planted_column == "[]" else json_items((planted_column,))
+        text = f"[{at_text}, {start.head_text}, {ending_text}, {start.tail_text}, {planted_text}]"
         with self._append_lock:
             self._seq += 1
             journaled = self._journal is not None and self._journal.write_text(self._seq, text)

@@ -69,3 +69,22 @@ async def test_a_line_that_fits_the_pipe_is_sent_without_yielding() -> None:
     finally:
         transport.close()
         os.close(read_fd)
+
+
+async def test_a_call_that_planted_nothing_makes_no_folder(make_manager, registry, monkeypatch) -> None:
+    """The server's own folder is looked up only for what it planted: finding the data folder
+    makes it (a mkdir, a stat and maybe a chmod), which every call paid for nothing."""
+    manager = make_manager({"f": fault_config()})
+    assert (await manager.start("f")).state is ServerState.CONNECTED
+    made: list[Any] = []
+    real_mkdir = os.mkdir
+
+    def counted_mkdir(path: Any, *args: Any, **kwargs: Any) -> None:
+        made.append(path)
+        real_mkdir(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "mkdir", counted_mkdir)
+    for _ in range(3):
+        result = await get_tool(registry, "f__echo").execute({"text": "hi"}, _ctx())
+        assert result.success and result.output == "hi"
+    assert made == []

@@ -277,3 +277,34 @@ def test_a_record_queued_later_is_journaled_at_once_and_folded_in_the_order_numb
     finally:
         audit.close()
     assert _calls(path) == ["c1", "c2", "c3", "c4", "c5"]
+
+
+@pytest.mark.parametrize("column", ["conversation_id", "call_id", "tool", "source", "decision", "provenance",
+                                    "rule_source", "grant_id", "client", "error_kind", "error"])
+def test_a_lone_surrogate_in_any_text_column_is_stored_escaped_in_the_journal_and_the_row(
+        tmp_path: Path, column: str) -> None:
+    """The columns are made storable after one look at their JSON text (it encodes to UTF-8 unless
+    some value holds a lone surrogate): one in any column is still escaped, in the line and the row."""
+    from dataclasses import replace
+
+    from echo_desk.common.storable import storable_text
+    from echo_desk.store.audit import RowStart
+
+    value = f"{column} \udcff \ud800 é"
+    record = replace(_record(1), ok=False, **{column: value})
+    path = tmp_path / "audit.sqlite3"
+    audit = AuditLog(path)
+    try:
+        start = RowStart.of(conversation_id=record.conversation_id, scope_chain=record.scope_chain,
+                            call_id=record.call_id, tool=record.tool, source=record.source, arguments=record.arguments,
+                            decision=record.decision, provenance=record.provenance, rule_source=record.rule_source,
+                            grant_id=record.grant_id, client=record.client)
+        audit.append_started(start, at=record.at, ok=record.ok, error_kind=record.error_kind, error=record.error,
+                             duration_ms=record.duration_ms)
+        line = json.loads(journal_path(path).read_bytes().decode("utf-8"))
+        stored = audit.query()[0]
+    finally:
+        audit.close()
+    escaped = storable_text(value)
+    assert escaped == f"{column} \\xff \\ud800 é"
+    assert escaped in line["row"] and stored[column] == escaped

@@ -35,6 +35,7 @@ from echo_desk.agent.permissions import (
     settings_commands,
 )
 from echo_desk.agent.permissions import program_options as table
+from echo_desk.agent.permissions import searcher_options as searchers
 from echo_desk.agent.permissions.binutils import objcopy_reading, strip_reading
 from echo_desk.agent.permissions.build_tools import (
     COMPILER,
@@ -865,6 +866,7 @@ _TABLES: dict[str, OptionSet] = {
     "sort": table.SORT, "grep": table.GREP, "rg": table.RG,
     "file": table.FILE, "date": table.DATE, "tree": table.TREE, "man": table.MAN,
     "sdiff": table.SDIFF, "diff3": table.DIFF3, "scp": table.SCP, "sftp": table.SFTP,
+    "ag": searchers.AG, "ack": searchers.ACK, "fd": searchers.FD,
 }
 #: Tables to read option values with (words that may name files), by program.
 _VALUE_TABLES: dict[str, OptionSet] = {
