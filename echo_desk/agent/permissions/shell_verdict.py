@@ -191,6 +191,8 @@ class _Forms:
     #: What a program the engine does not know might run: its later words (deny rules ask).
     maybe: list[tuple[str | None, ...]] = field(default_factory=list)
     maybe_commands: list[tuple[tuple[Word, ...], Reading]] = field(default_factory=list)
+    #: Which of ``commands`` may run more than once (``Inner.once``): by their index there.
+    again: set[int] = field(default_factory=set)
     #: What the line gives a command of ``commands`` (by its place there) to run with
     #: (``A=1 git y``, ``env A=1 git y``): the settings git reads from ``GIT_CONFIG_*``.
     given: dict[int, line_environment.Given] = field(default_factory=dict)
@@ -243,7 +245,8 @@ class _Judge:
 
     # -- what a command runs -------------------------------------------------------------------
     def forms(self, argv: tuple[Word, ...], depth: int = 0, found: _Forms | None = None,
-              given: line_environment.Given | None = None) -> _Forms:
+              given: line_environment.Given | None = None, *, again: bool = False) -> _Forms:
+        """``argv`` and what it runs; ``again``: ``argv`` may run more than once."""
         found = found or _Forms()
         self.tildes.note(argv)
         values = tuple(w.value for w in argv)
@@ -259,22 +262,14 @@ class _Judge:
         if given is not None:
             found.given[len(found.commands)] = given
         found.commands.append((argv, reading))
+        if again:
+            found.again.add(len(found.commands) - 1)
         found.writes.extend(Redirect(target=argv[k], write=True, text=argv[k].raw) for k in reading.writes
                             if k < len(argv))
         found.unknown |= reading.unreadable or values[0] is None
         found.elevates |= reading.never is Opaque.ELEVATION
         if not reading.known:
-            # It may run any of its later words as a command (`prlimit rm -rf src`): those a deny
-            # rule or the floor could be about are looked at (the first few words).
-            for k in range(1, min(len(argv), _MAYBE_WORDS)):
-                raw = argv[k].value
-                word = programs.base(raw)
-                if raw is None or word is None or raw.startswith("-"):
-                    continue
-                if self.deny_heads is None or word in self.deny_heads or raw in self.deny_heads:
-                    found.maybe.append(values[k:])
-                if word in _DELETERS:
-                    found.maybe_commands.append((argv[k:], programs.read(values[k:])))
+            self._maybe_runs(argv, values, found)
         if reading.inners and depth >= MAX_DEPTH:
             found.unknown = True
             return found
@@ -287,11 +282,25 @@ class _Judge:
                 nested = analyse(inner.line)
                 found.unknown |= nested.opaque is not None  # it may hide commands the walk missed
                 for command in nested.commands:
-                    self.forms(command.argv, depth + 1, found, inner_given)
+                    self.forms(command.argv, depth + 1, found, inner_given, again=again or not inner.once)
                 found.writes.extend(r for r in nested.redirects if r.write)
             else:
-                self.forms(_inner_words(argv, inner), depth + 1, found, inner_given)
+                self.forms(_inner_words(argv, inner), depth + 1, found, inner_given, again=again or not inner.once)
         return found
+
+    def _maybe_runs(self, argv: tuple[Word, ...], values: tuple[str | None, ...], found: _Forms) -> None:
+        """A program the engine does not know may run any of its later words as a command
+        (`prlimit rm -rf src`): those a deny rule or the floor could be about are looked at (the
+        first few words)."""
+        for k in range(1, min(len(argv), _MAYBE_WORDS)):
+            raw = argv[k].value
+            word = programs.base(raw)
+            if raw is None or word is None or raw.startswith("-"):
+                continue
+            if self.deny_heads is None or word in self.deny_heads or raw in self.deny_heads:
+                found.maybe.append(values[k:])
+            if word in _DELETERS:
+                found.maybe_commands.append((argv[k:], programs.read(values[k:])))
 
     # -- one command -----------------------------------------------------------------------------
     def command_part(self, command: Command) -> Part:
@@ -922,11 +931,12 @@ class _Judge:
         if self._index_changers is None:
             changers: list[tuple[str | None, ...]] = []
             for command in self.analysis.commands:
-                for k, (words, _) in enumerate(self.forms(command.argv).commands):
+                forms = self.forms(command.argv)
+                for k, (words, _) in enumerate(forms.commands):
                     argv = tuple(w.value for w in words)
                     if argv and programs.base(argv[0]) == "git" and git_reading.changes_index(argv):
-                        # (a command another runs may run more than once: `xargs -n1 git add`)
-                        changers += [argv] if k == 0 else [argv, argv]
+                        # (`xargs -n1 git add` may run it again; `env git add` runs it once)
+                        changers += [argv, argv] if k in forms.again else [argv]
             self._index_changers = changers
         others = list(self._index_changers)
         if values in others:
