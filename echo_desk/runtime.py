@@ -3,11 +3,12 @@ plugins, later MCP), breakers, audit, dispatcher and schema factory. Qt-free."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -156,6 +157,9 @@ class Runtime:
             self.mcp = await attach_mcp(
                 self.registry, self.settings, host, wait=wait, own_thread=own_thread, **options
             )
+            # What a server's end put aside as it stopped (in Settings, or on its own) is in the
+            # audit log from then on, not only as Echo Desk quits.
+            self.mcp.record_left = functools.partial(record_server_left, self.audit)
         return self.mcp
 
     async def close_mcp(self, *, shown_here: bool = False) -> list[Untold]:
@@ -190,10 +194,10 @@ def keep_untold(store: LeftAtQuitStore | None, untold: Iterable[Untold], *, show
     for left in untold:
         log.warning("MCP server %s left files that were put aside as it closed: %s", left.server,
                     ", ".join(p.shown for p in left.planted))
-        if audit is not None:
+        unrecorded = tuple(p for p in left.planted if p not in left.recorded)  # (recorded as it stopped)
+        if audit is not None and unrecorded:
             try:
-                audit.append(server_left(left.server, str(ToolSource.mcp(left.server)), left.folder, left.planted,
-                                         time.time()))
+                record_server_left(audit, replace(left, planted=unrecorded))
             except Exception:  # a bug in building one record must not stop the quit
                 log.exception("what MCP server %s left could not be recorded in the audit log", left.server)
         if store is None:
@@ -218,3 +222,8 @@ def _builtin_tools(settings: SettingsStore) -> list[Tool]:
 
     # The database tools read the connection list from the settings on every use.
     return [*builtin_tools(lambda: settings.current), *database_tools(settings)]
+
+
+def record_server_left(audit: AuditLog, left: Untold) -> None:
+    """The audit row of what ``left.server`` left in its folder that no call's row says."""
+    audit.append(server_left(left.server, str(ToolSource.mcp(left.server)), left.folder, left.planted, time.time()))

@@ -6,6 +6,10 @@ lost) and the run ends with exit status 1.
 
     python scripts/explore_against_bash.py                    # a random seed, printed
     python scripts/explore_against_bash.py --seed 7 --count 20000
+    python scripts/explore_against_bash.py --shell dash       # as where bash is missing
+
+``--shell dash`` runs the lines under dash and has the engine judge them as ``run_command`` does
+on a machine without bash (it then runs lines with ``/bin/sh``, dash on Debian and Ubuntu).
 
 The programs in the lines are harmless (echo, ls, cat, id, touch, uname…) and every line runs in a
 fresh scratch folder, so a line the engine gets wrong does no harm here. ``make test`` runs a
@@ -20,6 +24,8 @@ import random
 import shlex
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,6 +79,18 @@ PLAIN = [
     # sed scripts split over -e words, and a -e after the script (the script is then a file).
     "sed -n '1{{e {w}' -e '}}' a.txt; {p}", "sed -n -e 'a\\' -e {P} a.txt", "sed -n -e '1{{' -e 'e {w}' -e '}}' a.txt",
     "find . -name a.txt -fprint /dev/null; {p}", "xargs -I{{}} cat ./{{}} < a.txt; {p}",
+    # Data that becomes a program's name: what xargs reads, what find finds, a line sed runs (s289).
+    "echo {w} | xargs env", "echo {w} | xargs -I{{}} env {{}}", "echo {w} | xargs xargs", "echo {w} | xargs nice",
+    "echo {w} | xargs timeout 5", "echo {w} | xargs bash -c", "echo {w} > b.txt; xargs -a b.txt env",
+    "find /usr/bin -name {w} -exec env {{}} \\;", "find /usr/bin -name {w} -exec {{}} \\;", "echo {w} | sed e",
+    "echo {w} > b.txt; sed -n e b.txt", "echo {w} | xargs -I% nice %",
+    # Every redirection operator, and descriptors swapped, closed, opened both ways.
+    "{p} &>out.txt", "{p} &>>out.txt", "{p} >|out.txt", "{p} <>a.txt", "{p} 3>&1 1>&2 2>&3", "{p} 2>&-",
+    "{p} >&2", "{p} 0<a.txt", "{p} 1>out.txt", "{p} 2>>out.txt <a.txt",
+    # Options of the shell's own where the line is a word away: after -c, glued to it, before it.
+    "bash -c -x {P}", "sh -c -- {P}", "bash -xc {P}", "bash -ec {P}", "bash -c {P} -x", "bash -c -l {P}",
+    "echo {P} > .bash_profile; bash -lc true", "echo {P} > .profile; sh -lc true", "echo {P} | bash",
+    "echo {P} | sh -s", "time -p -- {p}", "time -- {p}",
 ]
 #: Constructs the engine never allows (expansions, compound commands, builtins that run text):
 #: fewer of these, to check it asks however deep they sit.
@@ -92,6 +110,30 @@ OPAQUE = [
     "export 'a[$({w})]=1'", "coproc {{ {p}; }}", "{p} |& cat", "shopt -s extglob; ls !(x); {p}",
     "shopt -s globstar; ls **; {p}", "enable -f x y 2>/dev/null; {p}", "ENV={P} sh -ic true",
     "SHELLOPTS=xtrace PS4='$({w})' bash -c true", "BASHOPTS=expand_aliases bash -c {P}",
+    # Arithmetic expansion around a substitution; a substitution in a parameter's offset or pattern.
+    "echo $(( $({p}) ))", "echo $(( 1 + `{p}` ))", "echo $[ $({p}) ]", "x=1; echo ${{x:$({p})}}",
+    "x=1; echo ${{x/1/$({p})}}", "[[ -v 'a[$({p})]' ]]", "[ -v 'a[$({w})]' ] ; {p}",
+    # Compound commands the list above lacks; a function named like an allowed program.
+    "select x in a; do {p}; break; done <<< 1", "until {q}; do {p}; break; done", "case x in x) {q};& y) {p};; esac",
+    "{w}() {{ {p}; }}; {w}", "time {{ {p}; }}", "! {{ {p}; }}", "coproc x {{ {p}; }}",
+    # Process substitution as a file name handed to a program.
+    "tee >({p}) < a.txt", "cat a.txt | tee >({p}) >/dev/null", "sort -o >({p}) a.txt", "diff <({p}) a.txt",
+    "wc -l <({p})",
+    # exec with only redirections: a descriptor named by a variable, or the shell's own output moved.
+    "exec {{fd}}>out.txt; {p}", "exec 3>out.txt; {p}", "exec 3<a.txt; {p} <&3", "exec >out.txt; {p}",
+    # eval spelled in other ways; a script read by the shell itself.
+    "builtin eval {P}", "command eval {P}", "\\eval {P}", "'eval' {P}", "e\\val {P}", "$'eval' {P}",
+    "x=eval; $x {P}", "eval -- {P}", "echo {P} > s.sh; . ./s.sh", "echo {P} > s.sh; source s.sh",
+    "echo {P} > s.sh; bash s.sh", "echo {P} > s.sh; set -k; bash -c true BASH_ENV=s.sh",
+    # Builtins that run a command they are given.
+    "compgen -C {P} x", "mapfile -C {P} -c 1 y < a.txt", "complete -C {P} x; {p}",
+    # Variables set by builtins and then read as arithmetic or a prompt.
+    "shopt -s lastpipe; echo 'a[$({w})]' | read y; let y; {p}", "read <<< 'a[$({w})]'; let REPLY; {p}",
+    "read <<< 'a[$({w})]'; test -v 'b[REPLY]'", "getopts a: y -a 'a[$({w})]'; let OPTARG",
+    "declare -n y='a[$({w})]'; test -v y", "printf -v PS4 %s '$({w})'; set -x; {p}",
+    "mapfile PS4 <<< '$({w})'; set -x; {p}", "read PS4 <<< '$({w})'; set -o xtrace; {p}",
+    "read -d x -a PS4 <<< '$({w})'; set -xv; {p}", "x={w} env -S'${{x}}'", "hash -p /usr/bin/{w} ls; ls",
+    "trap {P} ERR; false", "trap -- {P} DEBUG; :", "cat <<EOF\n`{w}`\nEOF\n{p}", "cat <<EOF\n\\$({w})\nEOF\n{p}",
 ]
 #: How often a construct is one of ``OPAQUE``.
 OPAQUE_SHARE = 0.25
@@ -120,18 +162,45 @@ def random_line(rng: random.Random, depth: int | None = None) -> str:
                                          w=rng.choice(COMMANDS).partition(" ")[0])
 
 
+@contextmanager
+def _judged_as_run_by(shell: str) -> Iterator[None]:
+    """The engine reads lines in the grammar of ``shell``: run_command's own choice is bash, and
+    ``/bin/sh`` only where there is no bash (so, for dash, as if there were none)."""
+    from echo_desk.sandbox import shell as command_shell
+
+    if shell == "bash":
+        yield
+        return
+    find_bash = command_shell.find_bash
+    command_shell.find_bash = lambda: None
+    command_shell.command_shell.cache_clear()
+    try:
+        yield
+    finally:
+        command_shell.find_bash = find_bash
+        command_shell.command_shell.cache_clear()
+
+
 def main(argv: list[str] | None = None) -> int:
-    from echo_desk.agent.permissions import Effect, PermissionEngine
-    from echo_desk.agent.permissions.floor import Where
-    from echo_desk.store.grants import GrantStore
-    from tests.agent.permissions.bash_trace import RULES, programs_run, strace_problem, unexpected
+    from tests.agent.permissions.bash_trace import SHELLS
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=None, help="a fixed seed (default: a random one, printed)")
     ap.add_argument("--count", type=int, default=5000, help="how many lines")
+    ap.add_argument("--shell", choices=sorted(SHELLS), default="bash", help="the shell that runs the lines")
     ap.add_argument("--keep-going", action="store_true", help="after a line the engine gets wrong, go on")
     args = ap.parse_args(argv)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    with _judged_as_run_by(args.shell):
+        return _explore(seed, args.count, args.shell, keep_going=args.keep_going)
+
+
+def _explore(seed: int, count: int, shell: str, *, keep_going: bool) -> int:
+    from echo_desk.agent.permissions import Effect, PermissionEngine
+    from echo_desk.agent.permissions.floor import Where
+    from echo_desk.store.grants import GrantStore
+    from tests.agent.permissions.bash_trace import RULES, SHELLS, programs_run, strace_problem, unexpected
+
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="explore-bash-") as tmp:
         top = Path(tmp)
@@ -146,24 +215,24 @@ def main(argv: list[str] | None = None) -> int:
         grants = GrantStore(top / "grants.sqlite3")
         engine = PermissionEngine(config_dir=config, grants=grants, home=home)
         where = Where(cwd=workspace, home=home, workspaces=(workspace,), protected=())
-        print(f"seed {seed}, {args.count} lines", flush=True)
+        print(f"seed {seed}, {count} lines, run by {shell}", flush=True)
         allowed = wrong = 0
         try:
-            for n in range(args.count):
+            for n in range(count):
                 line = random_line(rng)
                 if engine.check_command(line, workspace=workspace).effect is not Effect.ALLOW:
                     continue
                 allowed += 1
-                ran = programs_run(line, workspace)
-                if not unexpected(line, ran, where):
+                ran = programs_run(line, workspace, shell=shell)
+                if not unexpected(line, ran, where, SHELLS[shell]):
                     continue
                 wrong += 1
                 print(f"WRONG at line {n}: allowed {json.dumps(line)}; it ran {ran}", flush=True)
-                if not args.keep_going:
+                if not keep_going:
                     return 1
         finally:
             grants.close()
-    print(f"{allowed} of {args.count} lines allowed and run; {wrong} ran a program the engine did not see or allow")
+    print(f"{allowed} of {count} lines allowed and run; {wrong} ran a program the engine did not see or allow")
     return 1 if wrong else 0
 
 

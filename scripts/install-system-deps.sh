@@ -18,6 +18,7 @@ PKGS=(
   # bash and dash, through the wrappers and tools it abuses, and traces what ran with strace.
   dash strace busybox ripgrep time util-linux bsdutils curl git make jq zip
   golang-go ccache   # its go and ccache lines (go -toolexec, ccache gcc -wrapper) run for real too
+  silversearcher-ag ack fd-find   # its searcher lines (ag --pager, fd -X, ag/ack reading .) run for real too
   # The sandbox's tests plant what Mercurial, direnv, bash-completion, pre-commit and rbenv run later and
   # show it does not run.
   mercurial direnv bash-completion pre-commit rbenv

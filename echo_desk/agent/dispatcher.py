@@ -186,7 +186,7 @@ class Dispatcher:
             result = replace(result, file_changes=left.file_changes, folders_created=left.folders_created,
                              folders_removed=left.folders_removed, removed_folder_modes=left.removed_folder_modes,
                              metadata={**left.metadata, **result.metadata}, planted=left.planted,
-                             planted_in=left.planted_in)
+                             planted_in=left.planted_in, later_check=left.later_check)
         if undo:
             not_recorded = await undo.after(call.ctx, result, call.kept)
             if not_recorded is not None:
@@ -253,11 +253,12 @@ def _envelope(call: ToolCall, result: ToolResult) -> Envelope:
     if result.success:
         return Envelope(ok=True, tool=call.name, call_id=call.id, content=content,
                         file_changes=result.file_changes, metadata=result.metadata, planted=result.planted,
-                        planted_in=result.planted_in)
+                        planted_in=result.planted_in, later_check=result.later_check)
     assert result.error_kind is not None
     return Envelope(ok=False, tool=call.name, call_id=call.id, content=content,
                     error=storable_text(result.error), error_kind=result.error_kind, file_changes=result.file_changes,
-                    metadata=result.metadata, planted=result.planted, planted_in=result.planted_in)
+                    metadata=result.metadata, planted=result.planted, planted_in=result.planted_in,
+                    later_check=result.later_check)
 
 
 def _stopped_envelope(call: ToolCall, left: ToolResult | None) -> Envelope:
@@ -268,7 +269,7 @@ def _stopped_envelope(call: ToolCall, left: ToolResult | None) -> Envelope:
         return Envelope.failure(call.name, call.id, ErrorKind.CANCELLED, "cancelled")
     if left.error_kind is not ErrorKind.CANCELLED:
         left = replace(_STOPPED, file_changes=left.file_changes, metadata=left.metadata, planted=left.planted,
-                       planted_in=left.planted_in)
+                       planted_in=left.planted_in, later_check=left.later_check)
     return _envelope(call, left)
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass, field
+from concurrent.futures import Future
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from echo_desk.i18n import deferred_as_json, for_model
-from echo_desk.tools.planted import Planted
+from echo_desk.tools.planted import CheckedLater, Planted
 from echo_desk.tools.results import ErrorKind, FileChange
 
 SCHEMA = "echo_desk_tool_output_v1"
@@ -57,6 +58,9 @@ class Envelope:
     #: What the call tried to plant, put aside or back (``ToolResult.planted``): for the audit.
     planted: tuple[Planted, ...] = ()
     planted_in: str = ""
+    #: What the sandbox left, once it ended, when it still ran as the call's result went
+    #: (``ToolResult.later_check``): the audit row and the card are brought up to date then.
+    later_check: Future[CheckedLater] | None = None
 
     def __post_init__(self) -> None:
         if not self.ok and (not self.error or self.error_kind is None):
@@ -96,3 +100,14 @@ class Envelope:
     def to_text(self) -> str:
         """The JSON the model receives as the tool result."""
         return json.dumps(self.to_json(), ensure_ascii=False)
+
+    def checked(self, later: CheckedLater) -> Envelope:
+        """This envelope once the later check of its sandbox (``later_check``) found ``later``:
+        its card shows the plants as for a check made at once (``checked_late`` says when)."""
+        sandbox = self.metadata.get("sandbox")
+        metadata = self.metadata
+        if isinstance(sandbox, dict):
+            metadata = {**metadata, "sandbox": {**sandbox, "planted": [p.to_json() for p in later.planted],
+                                                "checked_later": False, "checked_late": True}}
+        return replace(self, metadata=metadata, planted=later.planted, planted_in=later.planted_in,
+                       later_check=None)

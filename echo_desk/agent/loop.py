@@ -14,6 +14,7 @@ import enum
 import json
 import logging
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -47,6 +48,7 @@ from echo_desk.agent.undo.journal import turn as person_turn
 from echo_desk.agent.undo.notes import revert_note
 from echo_desk.common.json_text import read_json
 from echo_desk.i18n import N_, for_person
+from echo_desk.tools.planted import CheckedLater
 from echo_desk.tools.results import ErrorKind, RiskLevel
 
 log = logging.getLogger(__name__)
@@ -59,10 +61,12 @@ REPEATED_FAILURE_LIMIT = 3
 class LoopListener(Protocol):
     """What the UI, the CLI and the conversation store hear while the loop runs.
 
-    Two optional methods are looked up by name: ``on_progress(Progress)`` (what the model is
-    doing now) and ``on_runaway(Runaway)``, heard *instead of* ``on_error`` when the stream was
-    cut, so a listener can offer Retry. (Not on ``NullListener``: a subclass that only prints
-    errors must still hear a cut stream as one.)
+    Optional methods are looked up by name: ``on_progress(Progress)`` (what the model is
+    doing now); ``on_runaway(Runaway)``, heard *instead of* ``on_error`` when the stream was
+    cut, so a listener can offer Retry (not on ``NullListener``: a subclass that only prints
+    errors must still hear a cut stream as one); ``on_checked_later(call_id, Envelope)``, the
+    call's envelope again once its sandbox, which still ran as its result went, was checked
+    (from whichever thread ended that check).
     """
 
     def on_text(self, delta: str) -> None: ...
@@ -92,6 +96,20 @@ class NullListener:
     def on_message(self, message: ChatMessage) -> None: ...
 
     def on_error(self, message: str) -> None: ...
+
+
+def tell_when_checked(hear: LoopListener, call_id: str, envelope: Envelope) -> None:
+    """Once the later check of the call's sandbox (``Envelope.later_check``) found what it left,
+    hand ``hear`` the envelope that says so (``on_checked_later``, when it has one)."""
+    told = getattr(hear, "on_checked_later", None)
+    if envelope.later_check is None or told is None:
+        return
+
+    def found(later: Future[CheckedLater]) -> None:
+        if not later.cancelled() and later.exception() is None:
+            told(call_id, envelope.checked(later.result()))
+
+    envelope.later_check.add_done_callback(found)
 
 
 class StopReason(enum.StrEnum):
@@ -382,6 +400,7 @@ class AgentLoop:
                 except StoppedCall as stopped:  # its card says what it left, as its record does
                     results[call.id] = stopped.envelope
                     hear.on_tool_result(call.id, stopped.envelope)
+                    tell_when_checked(hear, call.id, stopped.envelope)
                     raise
             results[call.id] = envelope
             try:
@@ -391,6 +410,7 @@ class AgentLoop:
                     await self.dispatcher.recorded(call.name)
             finally:  # (Stop while waiting: the call ran, and its card says how it ended)
                 hear.on_tool_result(call.id, envelope)
+                tell_when_checked(hear, call.id, envelope)
 
         try:
             for group in self._batches(calls):

@@ -318,6 +318,11 @@ class _Recorder:
         self._envelopes[call_id] = envelope
         self._listener.on_tool_result(call_id, envelope)
 
+    def on_checked_later(self, call_id: str, envelope: Envelope) -> None:
+        told = getattr(self._listener, "on_checked_later", None)  # optional for listeners (loop.py)
+        if told is not None:
+            told(call_id, envelope)
+
     def on_message(self, message: ChatMessage) -> None:
         envelope = self._envelopes.pop(message.tool_call_id, None) if message.role == "tool" else None
         stats = self._meter.take() if message.role == "assistant" else None

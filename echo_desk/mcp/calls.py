@@ -179,7 +179,8 @@ class CallRouter:
         # aside (it may have ended under this call, or on its own before it).
         left = self._manager.take_left(server)
         config = self._manager.config_of(server)
-        return with_planted(result, left, config.allowed_domains, _folder_of(config)) if left else result
+        recorded = self._manager.take_recorded(server, left)
+        return with_planted(result, left, config.allowed_domains, _folder_of(config), recorded) if left else result
 
     async def _call(
         self, server: str, registry_name: str, tool: str, arguments: dict[str, Any], ctx: ToolExecutionContext
@@ -214,7 +215,8 @@ class CallRouter:
                 found = (*manager.take_left(server), *await conn.planted())
                 if found:  # the folder is looked up only then: finding the data folder makes it (a mkdir)
                     config = manager.config_of(server)
-                    converted = with_planted(converted, found, config.allowed_domains, _folder_of(config))
+                    recorded = manager.take_recorded(server, found)
+                    converted = with_planted(converted, found, config.allowed_domains, _folder_of(config), recorded)
         except TimeoutError:
             return ToolResult.fail(ErrorKind.TIMEOUT, for_person(
                 f"{server}/{tool} did not answer within {timeout:g} s{conn.unreadable_since(unreadable)}",

@@ -143,6 +143,10 @@ class McpManager:
         self._closed = False
         #: What was put aside and not yet told when it closed (``left_untold``).
         self._untold: list[Untold] = []
+        #: Called (on the manager's loop) with what the check at a server's end put aside when it
+        #: stopped or ended on its own while Echo Desk runs (not as it quits): the owner records it
+        #: in the audit log then, not only if a call comes after or when Echo Desk quits.
+        self.record_left: Callable[[Untold], None] | None = None
         self._unsubscribe_settings = settings_store.subscribe(self._on_settings)
 
     @property
@@ -403,6 +407,44 @@ class McpManager:
         left, srv.left = tuple(srv.left), []
         return left
 
+    def take_recorded(self, name: str, taken: tuple[Planted, ...]) -> frozenset[Planted]:
+        """Those of ``taken`` (from ``take_left``) the audit log already has (``record_left``), once."""
+        srv = self._servers.get(name)
+        if srv is None or not srv.recorded:
+            return frozenset()
+        recorded = srv.recorded.intersection(taken)
+        srv.recorded -= recorded
+        return frozenset(recorded)
+
+    def _keep_untold(self, records: dict[str, ServerRecord]) -> None:
+        """What the ends of servers reconfigured (switched off, changed) or removed put aside, which
+        no call has said: still to be told, by the new record's next call or as Echo Desk quits."""
+        for name, old in records.items():
+            new = self._servers.get(name)
+            if new is old:
+                continue
+            left = (*old.left, *(old.ended.take_left() if old.ended is not None else ()))
+            if not left:
+                continue
+            if new is not None:
+                new.left.extend(left)
+                new.recorded.update(old.recorded)
+            else:
+                self._untold.append(Untold(name, old.config.cwd or "", left, frozenset(old.recorded.intersection(left))))
+
+    def _left_at_end(self, name: str, srv: ServerRecord, found: tuple[Planted, ...]) -> None:
+        """Record what the check at the server's end found, as it stopped (``record_left``); the
+        next call's result, or the notice as Echo Desk quits, still tells the person."""
+        srv.left.extend(found)
+        if not found or self.record_left is None or self._closing:
+            return  # (as Echo Desk quits: recorded with what no call said, ``left_untold``)
+        try:
+            self.record_left(Untold(name, os.path.expanduser(srv.config.cwd or ""), found))
+        except Exception:  # recording must not stop the stop: it is recorded as Echo Desk quits instead
+            log.exception("what MCP server %s left as it stopped could not be recorded", name)
+            return
+        srv.recorded.update(found)
+
     def _refuse_when_closing(self) -> None:
         if self._closing:
             raise ManagerClosed("the MCP manager is closing: no server is started any more")
@@ -539,7 +581,7 @@ class McpManager:
             if conn is not None:
                 await conn.close(restarting=restarting)
                 srv.stderr = conn.stderr_tail
-                srv.left.extend(conn.take_left())
+                self._left_at_end(name, srv, conn.take_left())
             self._registration.uninstall(srv)
             if not srv.config.enabled:
                 self._set(name, ServerState.DISABLED)
@@ -554,7 +596,7 @@ class McpManager:
         srv.stderr = conn.stderr_tail
         # Its check after the end has run (lost on its own), or ``close`` runs it (a call found it lost).
         srv.ended = conn
-        srv.left.extend(conn.take_left())
+        self._left_at_end(name, srv, conn.take_left())
         if conn.restarting and not conn.failure:
             # Ended for new sandbox paths, and its end noticed before the restart ran: that
             # restart is on its way, so the row does not flash an error it will not keep.
@@ -669,6 +711,7 @@ class McpManager:
                 name: records[name] if name in records and records[name].config == cfg else ServerRecord(config=cfg)
                 for name, cfg in servers.items()
             }
+            self._keep_untold(records)
             for name, srv in self._servers.items():
                 if not srv.config.enabled:
                     self._set(name, ServerState.DISABLED)
@@ -933,7 +976,7 @@ class McpManager:
                 # No call will come to say what the last checks put aside (``left_untold``).
                 left = self.take_left(name)
                 if left:
-                    self._untold.append(Untold(name, srv.config.cwd or "", left))
+                    self._untold.append(Untold(name, srv.config.cwd or "", left, self.take_recorded(name, left)))
 
         try:
             await self._on_loop(run())

@@ -57,6 +57,9 @@ class ServerRecord:
     ended: ServerConnection | None = None
     #: What the checks after its ends put aside, for the next call's result to say.
     left: list[Planted] = field(default_factory=list)
+    #: Those of ``left`` (and of what a call is saying) already in the audit log as the server's
+    #: own row, written as it stopped (``McpManager.record_left``): no call's row says them again.
+    recorded: set[Planted] = field(default_factory=set)
 
 
 class ToolRegistration:

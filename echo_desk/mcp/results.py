@@ -115,11 +115,12 @@ def convert_result(result: types.CallToolResult, *, server: str, tool: str) -> T
 
 
 def with_planted(result: ToolResult, planted: tuple[Planted, ...], domains: tuple[str, ...] = (),
-                 folder: str = "") -> ToolResult:
+                 folder: str = "", recorded: frozenset[Planted] = frozenset()) -> ToolResult:
     """``result`` of a sandboxed server working in a folder the person chose, with what the check
     after the call put aside: on its card (the ``sandbox`` facts a command's card shows), in words
     for the model, and typed for the audit log (``folder``: the server's, the entries' paths are
-    relative to it). Unchanged when nothing was found."""
+    relative to it; not those ``recorded`` already, in the server's own row as it stopped).
+    Unchanged when nothing was found."""
     if not planted:
         return result
     facts = {"sandboxed": True, "server": True, "domains": list(domains), "planted": [p.to_json() for p in planted]}
@@ -127,6 +128,7 @@ def with_planted(result: ToolResult, planted: tuple[Planted, ...], domains: tupl
             f"(git hooks or configuration, editor or shell start-up files): {'; '.join(p.english for p in planted)}. "
             "They were moved out of the folder; do not try to work around this.")
     metadata = {**result.metadata, "sandbox": facts}
+    audited = tuple(p for p in planted if p not in recorded)
     if result.success:
-        return replace(result, output=result.output + note, metadata=metadata, planted=planted, planted_in=folder)
-    return replace(result, error=result.error + note, metadata=metadata, planted=planted, planted_in=folder)
+        return replace(result, output=result.output + note, metadata=metadata, planted=audited, planted_in=folder)
+    return replace(result, error=result.error + note, metadata=metadata, planted=audited, planted_in=folder)

@@ -19,3 +19,5 @@ class Untold:
     #: The folder it works in (its ``cwd``): each ``Planted.path`` is relative to it.
     folder: str
     planted: tuple[Planted, ...]
+    #: Those of ``planted`` already in the audit log (recorded as the server stopped).
+    recorded: frozenset[Planted] = frozenset()

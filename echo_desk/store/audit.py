@@ -98,7 +98,8 @@ class Event(enum.StrEnum):
     TOOLS_LISTED_WITHOUT = "tools_listed_without"
     #: A sandboxed MCP server (``tool``: its name) left in its folder, outside any call that said
     #: it (at its start, between calls, at its end), what would run code later: what the check at
-    #: its end put aside as Echo Desk quit (``planted``, full paths; ``arguments["folder"]``).
+    #: its end put aside as it stopped while Echo Desk ran, or as Echo Desk quit (``planted``, full
+    #: paths; ``arguments["folder"]``). Each entry is in one row: a later call's row leaves it out.
     SERVER_LEFT = "server_left"
 
 
@@ -255,6 +256,23 @@ def _as_stored_now(row: tuple[Any, ...]) -> tuple[Any, ...]:
     if len(row) == _COLUMNS_BEFORE_EVENTS:
         row = (*row, Event.CALL.value)
     return row if len(row) == _COLUMNS else (*row, "[]")
+
+
+@dataclass(frozen=True, slots=True)
+class _PlantedLater:
+    """What a call's sandbox left, found after its row was appended (``planted_later``): the
+    writer puts it in the ``planted`` column of that row, the newest row of that call."""
+
+    conversation_id: str
+    call_id: str
+    tool: str
+    column: str
+
+
+_PLANTED_LATER = (
+    "UPDATE audit SET planted = ? WHERE id = (SELECT max(id) FROM audit"
+    " WHERE conversation_id = ? AND call_id = ? AND tool = ? AND event = 'call')"
+)
 
 
 _STOP = object()
@@ -418,6 +436,15 @@ class AuditLog:
             else:
                 self._put((self._seq, row))
 
+    def planted_later(self, *, conversation_id: str, call_id: str, tool: str, planted: Sequence[Planted],
+                      planted_in: str = "") -> None:
+        """Put what the call's sandbox left, checked once it ended (after the call's row was
+        appended), in that row's ``planted`` column (redacted as any). Not journaled: a crash
+        before the writer folds it loses only this (what was put aside stays where it was kept)."""
+        change = _PlantedLater(conversation_id, call_id, tool, _planted_column(planted, planted_in))
+        with self._append_lock:
+            self._put(change)
+
     def queue_later(self) -> None:
         """Hand the writer the records appended ``later`` (in order, before anything else)."""
         if self._later:
@@ -483,6 +510,7 @@ class AuditLog:
                     except Exception:  # not the disk (held, in _write): a bug; the writer must go on
                         log.exception("%d audit records could not be written and were given up", len(rows))
                         self._held = []
+                self._write_planted_later(conn, [r for r in batch if type(r) is _PlantedLater])
                 if numbered:  # (a record that could not be put together counts as tried: it is given up)
                     last = numbered[-1].seq if isinstance(numbered[-1], _Deferred) else numbered[-1][0]
                     self._tried = last
@@ -496,6 +524,24 @@ class AuditLog:
                     return
         finally:
             conn.close()
+
+    def _write_planted_later(self, conn: sqlite3.Connection, changes: list[_PlantedLater]) -> None:
+        # After the batch's rows: the row a change is for was queued before it.
+        if not changes:
+            return
+        try:
+            for change in changes:
+                updated = conn.execute(_PLANTED_LATER, (change.column, change.conversation_id, change.call_id,
+                                                        change.tool)).rowcount
+                if not updated:
+                    log.warning("what the sandbox of %s (%s) left was found after its audit row, which is not "
+                                "in the log (held back?): it is not in the row", change.tool, change.call_id)
+            conn.commit()
+        except sqlite3.Error as exc:
+            with contextlib.suppress(sqlite3.Error):
+                conn.rollback()
+            log.error("what %d late-checked sandbox(es) left could not be put in their audit rows: %s",
+                      len(changes), exc)
 
     @staticmethod
     def _rows(numbered: list[_Row | _Deferred]) -> list[_Row]:

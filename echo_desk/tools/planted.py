@@ -7,6 +7,7 @@ from __future__ import annotations
 import enum
 import os
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
 class Change(enum.StrEnum):
@@ -82,3 +83,11 @@ def planted_of(value: object) -> list[Planted]:
 
 def _text(name: str) -> str:
     return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
+class CheckedLater(NamedTuple):
+    """What a sandbox that still ran when its command's result went left, checked once it ended
+    (``ToolResult.later_check``): ``planted_in`` names the one workspace ``planted`` is relative to."""
+
+    planted: tuple[Planted, ...]
+    planted_in: str = ""

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
-from echo_desk.tools.planted import Planted
+from echo_desk.tools.planted import CheckedLater, Planted
 from echo_desk.tools.protection import Protection
 
 #: A JSON object as parsed from JSON or about to be written to it (a tool's metadata or
@@ -155,6 +156,10 @@ class ToolResult:
     planted: tuple[Planted, ...] = ()
     #: The workspace folder ``planted``'s paths are relative to ('' when not one folder).
     planted_in: str = ""
+    #: Set when the sandbox still ran as the result went: ``planted`` is then empty and what it
+    #: left is this future's, once it ended (a ``concurrent.futures`` one: whoever waits may be
+    #: on another thread or loop than the check).
+    later_check: Future[CheckedLater] | None = None
 
     def __post_init__(self) -> None:
         if not self.success and (not self.error or self.error_kind is None):
@@ -172,16 +177,19 @@ class ToolResult:
         removed_folder_modes: Mapping[str, int] | None = None,
         planted: tuple[Planted, ...] = (),
         planted_in: str = "",
+        later_check: Future[CheckedLater] | None = None,
     ) -> ToolResult:
         return cls(success=True, output=output, metadata=metadata or {}, file_changes=file_changes,
                    folders_created=folders_created, folders_removed=folders_removed,
-                   removed_folder_modes=removed_folder_modes or {}, planted=planted, planted_in=planted_in)
+                   removed_folder_modes=removed_folder_modes or {}, planted=planted, planted_in=planted_in,
+                   later_check=later_check)
 
     @classmethod
     def fail(cls, kind: ErrorKind, error: str, *, metadata: dict[str, Any] | None = None,
-             planted: tuple[Planted, ...] = (), planted_in: str = "") -> ToolResult:
+             planted: tuple[Planted, ...] = (), planted_in: str = "",
+             later_check: Future[CheckedLater] | None = None) -> ToolResult:
         return cls(success=False, error=error, error_kind=kind, metadata=metadata or {}, planted=planted,
-                   planted_in=planted_in)
+                   planted_in=planted_in, later_check=later_check)
 
 
 class ToolError(Exception):

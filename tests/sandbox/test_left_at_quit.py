@@ -125,3 +125,104 @@ async def test_the_cli_quitting_prints_it_with_full_paths(jail: Jail, terminal: 
     assert f"{planted} (new: put aside)" in printed
     assert "kept, never run, at " in printed and "put-aside" in printed
     assert [r.server for r in store.untold()] == ([] if terminal else ["probe"])
+
+
+def _server_left_rows(runtime_audit: AuditLog) -> list[dict[str, object]]:
+    return [r for r in runtime_audit.query() if r["event"] == "server_left"]
+
+
+async def _until_recorded(runtime_audit: AuditLog) -> list[dict[str, object]]:
+    deadline = time.monotonic() + 30
+    while not (rows := await asyncio.to_thread(_server_left_rows, runtime_audit)):
+        assert time.monotonic() < deadline, "no server_left row while Echo Desk runs"
+        await asyncio.sleep(0.05)
+    return rows
+
+
+@requires_bwrap
+@pytest.mark.parametrize("ended", ["stopped", "exited"])
+async def test_what_a_server_left_is_in_the_audit_log_as_it_ends_and_not_again_at_quit(
+        jail: Jail, ended: str) -> None:
+    """Stopped (in Settings) or ended on its own, and never called again: its row is written when
+    the check at its end finds what it left, while Echo Desk still runs; the quit writes no second
+    one, and still keeps it for the person (who has not been told)."""
+    flag, planted = jail.base / "plant-now", jail.workspace / ".envrc"
+    runtime = await _engine_with_probe(jail, SettingsStore.in_memory(), own_thread=True,
+                                       env={"PROBE_PLANT_AT_START": ".envrc"} if ended == "stopped" else None)
+    try:
+        if ended == "stopped":
+            deadline = time.monotonic() + 30
+            while not await asyncio.to_thread(planted.exists):
+                assert time.monotonic() < deadline, "the server did not start"
+                await asyncio.sleep(0.02)
+            await _manager(runtime).set_enabled("probe", False)  # Settings › MCP servers: switched off
+        else:
+            assert (await _probe(runtime, then_exit=[str(flag), str(planted)])).ok
+            flag.touch()
+            await _until_not_connected(_manager(runtime))
+        [row] = await _until_recorded(runtime.audit)
+        assert not planted.exists()
+    finally:
+        flag.touch()
+        await runtime.aclose()
+    assert (row["tool"], row["arguments"]) == ("probe", {"folder": str(jail.workspace)})
+    [entry] = planted_of(row["planted"])
+    assert entry.path == str(planted) and entry.change is Change.CREATED
+    audit = AuditLog(runtime.audit.path)
+    try:
+        assert len(_server_left_rows(audit)) == 1  # not again as Echo Desk quit
+    finally:
+        audit.close()
+    assert [[p["path"] for p in r.planted] for r in _store(runtime.left_at_quit).untold()] == [[".envrc"]]
+
+
+@requires_bwrap
+async def test_a_call_after_the_stop_says_it_on_its_card_but_its_row_does_not_repeat_it(jail: Jail) -> None:
+    planted = jail.workspace / ".envrc"
+    runtime = await _engine_with_probe(jail, SettingsStore.in_memory(), own_thread=True,
+                                       env={"PROBE_PLANT_AT_START": ".envrc"})
+    try:
+        deadline = time.monotonic() + 30
+        while not await asyncio.to_thread(planted.exists):
+            assert time.monotonic() < deadline, "the server did not start"
+            await asyncio.sleep(0.02)
+        # Restarted (its tools stay): it writes it again as it starts, which the call's check finds.
+        await _manager(runtime).restart("probe")
+        [stopped_row] = await _until_recorded(runtime.audit)
+        envelope = await _probe(runtime)
+        rows = await asyncio.to_thread(runtime.audit.query)
+    finally:
+        await runtime.aclose()
+    # The card says both (what its stop put aside, and what it wrote again as it started)...
+    assert envelope.ok and [p["path"] for p in envelope.metadata["sandbox"]["planted"]] == [".envrc", ".envrc"]
+    first, again = planted_of(envelope.metadata["sandbox"]["planted"])
+    # ...the call's row only what its own check found: the stop's is in the server's own row.
+    [call_row] = [r for r in rows if r["event"] == "call"]
+    assert [p.kept for p in planted_of(call_row["planted"])] == [again.kept]
+    assert [p.kept for p in planted_of(stopped_row["planted"])] == [first.kept]
+    assert [r["event"] for r in rows].count("server_left") == 1
+
+
+@requires_bwrap
+@pytest.mark.parametrize("how", ["switched off", "removed"])
+async def test_what_a_server_switched_off_or_removed_left_is_still_told_at_quit(jail: Jail, how: str) -> None:
+    """Its record is replaced (switched off) or dropped (removed) as Settings apply it: what its
+    end put aside goes with it to the notice, where before it was lost (only the log said it)."""
+    planted = jail.workspace / ".envrc"
+    runtime = await _engine_with_probe(jail, SettingsStore.in_memory(), own_thread=True,
+                                       env={"PROBE_PLANT_AT_START": ".envrc"})
+    try:
+        deadline = time.monotonic() + 30
+        while not await asyncio.to_thread(planted.exists):
+            assert time.monotonic() < deadline, "the server did not start"
+            await asyncio.sleep(0.02)
+        manager = _manager(runtime)
+        if how == "removed":
+            await manager.apply_config({})
+        else:
+            await manager.set_enabled("probe", False)
+    finally:
+        await runtime.aclose()
+    assert not planted.exists()
+    [record] = _store(runtime.left_at_quit).untold()
+    assert record.folder == str(jail.workspace) and [p["path"] for p in record.planted] == [".envrc"]

@@ -129,3 +129,21 @@ def test_a_log_written_before_plants_were_recorded_reads_whole_and_takes_them(tm
     assert [(r["call_id"], len(r["planted"])) for r in rows] == [("new", 1), ("journaled", 0), ("stored", 0)]
     assert rows[2]["arguments"] == {"command": "ls"} and rows[2]["event"] == "call"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_what_a_sandbox_checked_later_left_goes_in_the_newest_row_of_its_call_only(tmp_path: Path) -> None:
+    audit = AuditLog(tmp_path / "audit.sqlite3")
+    try:
+        audit.append(_record("c1"))  # an older call with the same id (another turn)
+        audit.append(_record("c1"))
+        audit.append(_record("c2"))
+        # Queued right behind its row, as a check that ends at once does.
+        audit.planted_later(conversation_id="conv", call_id="c1", tool="run_command", planted=(HOOK,),
+                            planted_in=f"/home/me/{SECRET}")
+        audit.planted_later(conversation_id="other", call_id="c2", tool="run_command", planted=(ENVRC,))
+        rows = audit.query()
+    finally:
+        audit.close()
+    assert [(r["call_id"], r["planted"] != []) for r in rows] == [("c2", False), ("c1", True), ("c1", False)]
+    [hook] = planted_of(rows[1]["planted"])
+    assert hook.path.endswith("/.git/hooks/pre-commit") and hook.change is Change.CREATED and SECRET not in hook.path

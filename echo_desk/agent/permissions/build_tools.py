@@ -39,9 +39,10 @@ _CARGO_DANGEROUS = {"--config": Does.CONFIG, "--target-dir": Does.WRITES, "--art
 #: Subcommands that write into the folder cargo installs programs to, outside the project:
 #: ``--root``, else ``CARGO_INSTALL_ROOT``, else ``install.root`` of a settings file, else
 #: ``~/.cargo/bin`` (``cargo install --path .`` wrote ~/.cargo/bin/NAME, a program on your
-#: PATH: strace, cargo 1.95, bash and dash, s273). A rule covers them only by naming them
-#: (``cargo install **``), as ``go install``.
-_CARGO_INSTALLS = frozenset({"install"})
+#: PATH: strace, cargo 1.95, bash and dash, s273), and ``uninstall``, which deletes from there
+#: (``cargo uninstall hello`` unlinked ~/.cargo/bin/hello: strace, cargo 1.95, bash and dash,
+#: s280). A rule covers them only by naming them (``cargo install **``), as ``go install``.
+_CARGO_INSTALLS = frozenset({"install", "uninstall"})
 #: cargo's short options that take a value (the rest of the word, or the next word).
 _CARGO_SHORT_VALUES = frozenset("pjFe")
 #: Subcommands whose words after ``--`` are options of the compiler they run (``cargo rustc --

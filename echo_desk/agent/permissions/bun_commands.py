@@ -33,7 +33,9 @@ ran its install scripts), ``-g`` (``bun add -g`` wrote bun's global folder in th
 commands are read with the options their ``--help`` lists too (``bun_command_options``), a command
 of bun's on no list is covered only by a rule naming it, the places ``bun fmt``, ``bun init`` and
 ``bun pm pack`` write are judged by the write rules, and the words ``bun create`` passes to the
-scaffolder it runs count as a script's words (``script_words``).
+scaffolder it runs count as a script's words (``script_words``). Since s287 what ``bun create``
+writes in the folder it runs in, the templates it takes and the Prettier settings ``bun fmt`` runs
+are judged too (``scaffolds``, ``formatted``: see ``javascript_lookups``).
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ from echo_desk.agent.permissions.options import (
 from echo_desk.agent.permissions.reading import Argv, Flag, Inner, Reading, flags_of, spellings_of
 from echo_desk.agent.permissions.wrappers import Wrapper, wrapper_reading
 
-__all__ = ["bun_reading", "bunx_reading", "script_words"]
+__all__ = ["bun_reading", "bunx_reading", "formatted", "scaffolds", "script_words"]
 
 V = Takes.VALUE
 
@@ -243,6 +245,28 @@ def _scaffolder_words(words: Argv) -> list[str | None]:
     name = words[template] or ""
     named_package = "/" not in name and not name.startswith(".") and not name.startswith("~")
     return [w for i, w in enumerate(words) if not (i == template and named_package)]
+
+
+def scaffolds(argv: Argv) -> bool:
+    """Whether ``argv`` is ``bun create``, which runs a scaffolder (or copies a template) in the
+    folder it runs in."""
+    at = _name_at(argv, 1)
+    return at is not None and at != _UNKNOWN and argv[at] in _LOOSE_COMMANDS
+
+
+def formatted(argv: Argv) -> tuple[str | None, ...]:
+    """What ``bun fmt`` formats, from the folder it runs in (``"."``: it was given nothing;
+    ``None``: a pattern, or a word only known when it runs), each with the Prettier settings
+    found beside it; empty for another command, or one told to look for none (``--no-config``)."""
+    at = _name_at(argv, 1)
+    if at is None or at == _UNKNOWN or argv[at] != "fmt":
+        return ()
+    parsed = read_options(argv[at + 1:], bun_command_options.FMT)
+    if any(s.option is not None and s.option.names[0] == "--no-config" for s in parsed.seen):
+        return ()
+    folder = _cwd_of((*read_options(argv[1:at], _BEFORE).seen, *parsed.seen))
+    named = [None if word is None or _PATTERN & set(word) else word for _, word in parsed.operands]
+    return tuple(dict.fromkeys(_under(folder, path) for path in (named or ["."])))
 
 
 #: ``_name_at``'s answer for a name not known here.

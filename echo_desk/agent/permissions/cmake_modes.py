@@ -24,8 +24,8 @@ with cmake 3.25: ``cmake --version ~/.bashrc`` overwrote it): ``--graphviz``,
 ``--trace-redirect`` and ``--profiling-output`` (``=F`` or the next word) while it configures,
 ``--system-information [F]``, the help options ``--version``/``-version``/``/V [F]`` and
 ``--help-…  [NAME] [F]``, and ``--install DIR --prefix P``, which installs below P. Where a plain
-``cmake --install`` installs (the prefix the build's cache holds) is the project's, trusted as
-``make install`` is by a rule naming the tool; the configure that stores a prefix there
+``cmake --install`` installs (the prefix and destinations the build folder's cmake_install.cmake
+holds) is read by ``install_records`` (s280); the configure that stores a prefix there
 (``-D CMAKE_INSTALL_PREFIX=P``, ``CMAKE_STAGING_PREFIX``, ``--install-prefix P``) is judged as
 writing below P, since the later install writes there without naming it (s172, proven: a
 project's ``install(FILES rc DESTINATION . RENAME .bashrc)`` replaced ~/.bashrc).

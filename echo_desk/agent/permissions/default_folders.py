@@ -6,16 +6,27 @@ do. The deny rules judge such a command as if the line named ``.`` (``shell_verd
 .`` asked (s275).
 
 Each program is declared here with how to tell, from its words, that it names nothing to read.
-Where that cannot be told for sure (a word only known when the line runs, a program without an
-option table here), it counts as reading ``.``: one more ask, never a missed deny.
+Where that cannot be told for sure (a word only known when the line runs, an option not in its
+table, a program not run here: tokei, eza), it counts as reading ``.``: one more ask, never a
+missed deny. s282 read ag, ack and fd with their tables (``searcher_options``) and git grep with
+its pathspecs (``git_grep_paths``): ``ag KEY out`` and ``git grep KEY -- out`` no longer ask.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
+from pathlib import Path
 
-from echo_desk.agent.permissions import git_reading, git_whole_reads, hg_whole_reads
+from echo_desk.agent.permissions import (
+    git_aliases,
+    git_grep_paths,
+    git_options,
+    git_whole_reads,
+    hg_aliases,
+    hg_whole_reads,
+)
 from echo_desk.agent.permissions import program_options as table
+from echo_desk.agent.permissions import searcher_options as searchers
 from echo_desk.agent.permissions.options import OptionSet, Parsed, read_options
 
 __all__ = ["reads_repository", "reads_working_folder"]
@@ -30,18 +41,25 @@ def reads_working_folder(program: str | None, args: Args) -> bool:
     return judge is not None and judge(args)
 
 
-def reads_repository(program: str | None, args: Args) -> bool:
-    """Whether ``program`` with the words ``args`` reads the repository it runs in from its top
-    folder, whatever folder below it the line runs in (``git diff``, ``git show``:
-    ``git_whole_reads``; ``git grep KEY -- :/`` searches from the top; ``hg files``:
-    ``hg_whole_reads``)."""
+def reads_repository(program: str | None, args: Args, folders: Sequence[Path], home: Path | None, *,
+                     runner: str | None = None, is_path: git_whole_reads.IsPath | None = None) -> bool:
+    """Whether ``program`` (started as ``runner``) with the words ``args``, run in any of
+    ``folders``, reads the repository it runs in from its top folder, whatever folder below it
+    the line runs in (``git diff``, ``git show``: ``git_whole_reads``; ``git grep KEY -- :/``
+    searches from the top; ``hg files``: ``hg_whole_reads``), an alias judged as what it runs
+    (``git_aliases``, ``hg_aliases``: one not known counts). ``is_path``: whether git takes a
+    word before ``--`` as a path."""
     if program == "hg":
-        return hg_whole_reads.reads_whole_repository(args)
+        hg_runs = hg_aliases.expansions(tuple(args), folders, home, runner)
+        return hg_runs is None or any(hg_whole_reads.reads_whole_repository(words) for words in hg_runs)
     if program != "git":
         return False
-    if git_whole_reads.reads_whole_repository(args):
+    git_runs = git_aliases.expansions(tuple(args), folders, home)
+    if git_runs is None:
         return True
-    return _git(args) and any(word is None or word.startswith(":") for word in args)
+    # (an alias of `grep KEY` reads below the folder it runs in: its top covers that)
+    return any(git_whole_reads.reads_whole_repository(words, is_path) or (words != tuple(args) and _git(words))
+               or (_git(words) and any(word is None or word.startswith(":") for word in words)) for words in git_runs)
 
 
 def _parsed(args: Args, spec: OptionSet) -> tuple[Parsed, set[str]]:
@@ -68,7 +86,7 @@ def _rg(args: Args) -> bool:
     return parsed.dynamic or not _files(parsed, names, {"-e", "--regexp", "-f", "--file", "--files"})
 
 
-def _files(parsed: Parsed, names: set[str], pattern_options: set[str]) -> list[str | None]:
+def _files(parsed: Parsed, names: set[str], pattern_options: Set[str]) -> list[str | None]:
     """The operands naming files: all of them where an option gives the pattern."""
     operands = [value for _, value in parsed.operands]
     return operands if names & pattern_options else operands[1:]
@@ -123,13 +141,16 @@ _du = _operands_by("BdtX", ("--block-size", "--max-depth", "--threshold", "--exc
 
 def _git(args: Args) -> bool:
     """git grep searches the files below the folder it runs in (the worktree's, or the tree a
-    revision names): a pathspec narrows it with git's own globs (``-- '*.py'`` matches
-    src/main.py), which the engine does not read as the shell's, so it counts whatever it is
-    given. git ls-files lists the names below it, as find does."""
-    sub = git_reading.subcommand(("git", *args))
-    if sub is None:
+    revision names) unless its words name exactly what it searches (``git_grep_paths``: ``git
+    grep KEY -- out``; a glob pathspec, ``-- '*.py'``, matches src/main.py). git ls-files lists
+    the names below it, as find does."""
+    parsed = read_options(args, git_options.GLOBAL)
+    if parsed.rest is None:
         return any(word is None for word in args)  # (a subcommand only known when it runs)
-    return sub in ("grep", "ls-files")
+    sub = args[parsed.rest]
+    if sub == "grep":
+        return not git_grep_paths.names_what_it_searches(args[:parsed.rest], args[parsed.rest + 1:])
+    return sub == "ls-files"
 
 
 def _ruff(args: Args) -> bool:
@@ -155,14 +176,65 @@ def _ctags(args: Args) -> bool:
     return recursive and _ctags_given_none(args)
 
 
-def _always(args: Args) -> bool:
-    """ag, ack and fd take a pattern and then paths, with options of values not known here:
-    they count as reading ``.`` whatever they are given."""
+_exa_given_none = _operands_by("LsIt", ("--level", "--sort", "--ignore-glob", "--time", "--time-style", "--color",
+                                        "--colour"))
+
+
+def _exa(args: Args) -> bool:
+    """exa with ``-R`` (``--recurse``) or ``-T`` (``--tree``) and no path lists every name below
+    ``.`` (exa 0.10: src/main.py printed, src opened); without them only the entries of ``.``,
+    as ls does."""
+    recursive = any(word is None or (word[:1] == "-" and word[1:2] != "-" and bool({"R", "T"} & set(word)))
+                    or (len(word) > 2 and word.startswith("--")
+                        and any(full.startswith(word.partition("=")[0]) for full in ("--recurse", "--tree")))
+                    for word in args)
+    return recursive and _exa_given_none(args)
+
+
+def _env(args: Args) -> bool:
+    """``env GIT_ICASE_PATHSPECS=1 git grep KEY -- SRC`` searched src/ (git 2.39): the command it
+    runs is judged without the variable (``git_grep_paths`` sees only its words), so env giving
+    it counts as reading ``.``."""
+    return any(word is None or word.startswith(git_grep_paths.CASE_BLIND + "=") for word in args)
+
+
+def _unproven(args: Args) -> bool:
+    """tokei counts the lines of every file below ``.`` when given no path, and eza (exa's
+    successor) lists below it with ``-R``: neither could be run here to see what else their
+    words make them read, so they count as reading ``.`` whatever they are given."""
     return True
+
+
+def _ag(args: Args) -> bool:
+    """ag searches ``.`` when given no path after its pattern (``-g PATTERN`` gives it)."""
+    parsed, names = _parsed(args, searchers.AG)
+    return _unread(parsed) or not _files(parsed, names, searchers.AG_PATTERN)
+
+
+def _ack(args: Args) -> bool:
+    """ack searches ``.`` when given no path after its pattern (``--match`` gives it; ``-f``
+    takes none)."""
+    parsed, names = _parsed(args, searchers.ACK)
+    return _unread(parsed) or not _files(parsed, names, searchers.ACK_PATHS_ONLY)
+
+
+def _fd(args: Args) -> bool:
+    """fd searches ``.`` when given no path after its pattern, unless ``--search-path`` names
+    where it searches."""
+    parsed, names = _parsed(args, searchers.FD)
+    return _unread(parsed) or (searchers.FD_SEARCH_PATH not in names and not _files(parsed, names, set()))
+
+
+def _unread(parsed: Parsed) -> bool:
+    """Whether a word may be read otherwise than here: one only known when the line runs, or an
+    option not in the table (a rule naming it covers it; which words it takes is not known:
+    ``ack -C 3 out`` searched ``.`` for ``out``)."""
+    return parsed.dynamic or any(seen.option is None for seen in parsed.seen)
 
 
 _PROGRAMS: dict[str, Callable[[Args], bool]] = {
     "grep": _grep, "egrep": _grep, "fgrep": _grep, "rg": _rg, "tree": _tree, "find": _find,
     "ls": _ls, "du": _du, "git": _git,
-    "ruff": _ruff, "ctags": _ctags, "ag": _always, "ack": _always, "fd": _always, "fdfind": _always,
+    "ruff": _ruff, "ctags": _ctags, "ag": _ag, "ack": _ack, "fd": _fd,
+    "exa": _exa, "eza": _unproven, "tokei": _unproven, "env": _env,
 }

@@ -167,7 +167,7 @@ def _files(git_dir: Path | None, home: Path | None) -> list[Path] | None:
     files += environment_files()
     if git_dir is not None:
         files += [git_dir / "config", git_dir / "config.worktree"]
-        common = _common_dir(git_dir)
+        common = common_dir(git_dir)
         if common is None:
             return None
         if common != git_dir:
@@ -178,11 +178,11 @@ def _files(git_dir: Path | None, home: Path | None) -> list[Path] | None:
 def default_hooks(git_dir: Path | None) -> list[Path]:
     """The hooks folder git uses when ``core.hooksPath`` is not set: ``hooks`` of the folder a
     linked worktree shares with its main one (none known: ``named`` gives the worktree)."""
-    common = None if git_dir is None else _common_dir(git_dir)
+    common = None if git_dir is None else common_dir(git_dir)
     return [] if common is None else [common / "hooks"]
 
 
-def _common_dir(git_dir: Path) -> Path | None:
+def common_dir(git_dir: Path) -> Path | None:
     """The folder holding a linked worktree's shared settings (``commondir``), else ``git_dir``."""
     try:
         text = (git_dir / "commondir").read_text(encoding="utf-8").strip()

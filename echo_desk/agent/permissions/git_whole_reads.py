@@ -3,26 +3,34 @@ diff``, ``git show``, ``git log -p``, ``git status``, ``git cat-file -p HEAD:src
 ``git archive HEAD``, ``git ls-tree -r HEAD``. With ``@workspace/src/**`` read-denied and
 src/main.py committed, each printed its ``KEY=secret`` line or its name under bash and dash
 while the rule ``git **`` allowed it (s279). The deny rules judge such a command as if the line
-named the repository's top folder (``repository_top``): git reads the worktree, the index and
+named the repository's top folder (``repository_tops``): git reads the worktree, the index and
 the history from there, whatever folder below it the line runs in.
 
 A pathspec after ``--`` limits what it reads, where the engine reads it as git does: plain
 names (no glob, no ``:`` magic) and no global option changing where or how git matches them.
+So does a word before any ``--`` naming a file that exists where the line runs (``git diff
+a.txt``, ``git log -p a.txt``): git takes a word that is not a revision as a path only when it
+names an existing file, and stops ("ambiguous argument") when it is both (s281, git 2.39).
 Anything else counts as the whole repository: one more ask, never a missed deny.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from echo_desk.agent.permissions import git_config, git_index, git_variables
 from echo_desk.agent.permissions import git_options as git
 from echo_desk.agent.permissions.options import read_options
+from echo_desk.agent.permissions.repository_tops import repository_tops
 
-__all__ = ["reads_whole_repository", "repository_top"]
+__all__ = ["names_a_file", "reads_whole_repository"]
 
 Args = Sequence[str | None]
+#: Whether git takes a word before ``--`` as a path (``names_a_file``, from where it runs).
+IsPath = Callable[[str], bool]
 
 #: Subcommands that print the content or the names of files across the repository.
 _READERS = frozenset({
@@ -47,11 +55,23 @@ _COMMIT_DISPLAY = frozenset({
 _PLAIN_GLOBALS = frozenset({"--no-pager", "-P", "-p", "--paginate", "--no-optional-locks", "--no-advice",
                             "--literal-pathspecs", "--no-replace-objects", "--no-lazy-fetch"})
 _GLOB = frozenset("*?[")
+#: Subcommands that read their words before ``--`` as git's revision parser does
+#: (``setup_revisions``): revisions, then, from the first word that is not one, paths.
+_REVISIONS_THEN_PATHS = frozenset({"diff", "log", "show", "whatchanged"})
+#: What marks a word as revision syntax (``HEAD~1``, ``a^``, ``@{1}``, ``rev:path``, ``a..b``),
+#: or one git may match as a pathspec glob, or an object name's abbreviation.
+_REVISION_MARKS = frozenset(":^~@{}\\*?[")
+_OBJECT_NAME = re.compile(r"[0-9a-fA-F]{4,}")
+#: How git spells false (a ``core.bare`` of any other value may be true).
+_FALSE = frozenset({"false", "no", "off", "0"})
+#: Where git looks for a ref a word may name (``refs.c``, ``ref_rev_parse_rules``).
+_REF_FORMS = ("{}", "refs/{}", "refs/tags/{}", "refs/heads/{}", "refs/remotes/{}", "refs/remotes/{}/HEAD")
 
 
-def reads_whole_repository(args: Args) -> bool:
+def reads_whole_repository(args: Args, is_path: IsPath | None = None) -> bool:
     """Whether ``git`` with the words ``args`` (after its name) reads the repository's files,
-    index or history beyond what a pathspec in the line limits it to."""
+    index or history beyond what a pathspec in the line limits it to (``is_path``: whether a
+    word before ``--`` is one; none is without it)."""
     globals_ = read_options(args, git.GLOBAL)
     if globals_.rest is None:
         return globals_.dynamic
@@ -66,7 +86,11 @@ def reads_whole_repository(args: Args) -> bool:
     plain_globals = all(word in _PLAIN_GLOBALS for word in args[:globals_.rest])
     if sub in _COMMITS_ONLY and _commits_only(sub, words):
         return False
-    return not (plain_globals and _limited(sub, words))
+    return not (plain_globals and _limited(sub, words, is_path or _no_path))
+
+
+def _no_path(word: str) -> bool:
+    return False
 
 
 def _commits_only(sub: str, words: Args) -> bool:
@@ -91,9 +115,10 @@ def _displays_commits(option: str) -> bool:
     return all(f"-{letter}" in _COMMIT_DISPLAY for letter in option[1:])  # (``-sn``: ``-s -n``)
 
 
-def _limited(sub: str, words: Args) -> bool:
+def _limited(sub: str, words: Args, is_path: IsPath) -> bool:
     """Whether a ``--`` git reads as the end of options is followed by plain pathspecs only, and
-    no word before it names a file inside a revision (``HEAD:src/main.py``)."""
+    no word before it names a file inside a revision (``HEAD:src/main.py``); or, with no ``--``,
+    the words from the first that names a file on (``is_path``) all do."""
     spec = git.SUBCOMMANDS.get(sub)
     if spec is None or sub in ("cat-file", "archive", "ls-tree", "fast-export", "bundle"):
         return False  # (options not known here, or objects named by revision, not by path)
@@ -104,7 +129,7 @@ def _limited(sub: str, words: Args) -> bool:
     operands = {at for at, _ in parsed.operands}
     ends = [k for k, word in enumerate(words) if word == "--" and k not in values and k not in operands]
     if not ends:
-        return False
+        return sub in _REVISIONS_THEN_PATHS and _paths_without_end([value for _, value in parsed.operands], is_path)
     before = [value for at, value in parsed.operands if at < ends[0]]
     after = [value for at, value in parsed.operands if at > ends[0]]
     if any(value is None or ":" in value for value in before):
@@ -112,14 +137,63 @@ def _limited(sub: str, words: Args) -> bool:
     return bool(after) and all(_plain(value) for value in after)
 
 
+def _paths_without_end(operands: list[str | None], is_path: IsPath) -> bool:
+    """Whether git, given ``operands`` and no ``--``, reads revisions (none naming a file in a
+    tree: ``HEAD:src/main.py``) and then paths only, and at least one."""
+    first = next((k for k, value in enumerate(operands) if value is not None and is_path(value)), None)
+    if first is None:
+        return False
+    revisions, paths = operands[:first], operands[first:]
+    return all(v is not None and ":" not in v for v in revisions) and all(v is not None and is_path(v) for v in paths)
+
+
+def names_a_file(word: str, folder: Path) -> bool:
+    """Whether git run in ``folder`` takes ``word``, before any ``--``, as the path of a file
+    there, and never as a revision: it names an existing file of the worktree and nothing git
+    could read as a revision (revision syntax, an abbreviated object name, a ref of that name),
+    in a repository whose worktree is where git finds it (no ``GIT_DIR``, ``GIT_WORK_TREE``,
+    ``core.worktree`` or ``core.bare``; a plain ``.git`` folder, none passed over on the way),
+    outside its ``.git``. (git refuses a word that is both;
+    one that is neither a file nor a revision too.)"""
+    if not word or word.startswith("-") or _REVISION_MARKS & set(word) or ".." in word:
+        return False
+    if _OBJECT_NAME.fullmatch(word) is not None:
+        return False
+    root = git_index.repository_root(folder)
+    moved = git_variables.moved()
+    if root is None or moved.git_dir or moved.work_tree or ".git" in folder.relative_to(root).parts:
+        return False
+    if repository_tops(folder, "git") != [root]:
+        return False  # (a .git git passes over or follows: its settings are not the ones read here)
+    git_dir = git_index.git_dir_of(root)
+    if git_dir is None or not os.path.lexists(folder / word):
+        return False
+    common = git_config.common_dir(git_dir)
+    if common is None:
+        return False
+    for settings in (git_dir / "config", git_dir / "config.worktree", common / "config"):
+        entries = git_config.file_entries(settings)
+        if entries is None or any(s == "core" and (k == "worktree" or (k == "bare" and v.lower() not in _FALSE))
+                                  for s, _, k, v in entries):
+            return False
+    return not any(_names_ref(base, word) for base in dict.fromkeys((git_dir, common)))
+
+
+def _names_ref(git_dir: Path, word: str) -> bool:
+    """Whether ``word`` names a ref of the repository folder ``git_dir``, loose or packed (one
+    not read counts)."""
+    names = [form.format(word) for form in _REF_FORMS]
+    if any(os.path.lexists(git_dir / name) for name in names):
+        return True
+    try:
+        with open(git_dir / "packed-refs", encoding="utf-8", errors="replace") as handle:
+            packed = {line.rstrip("\n").partition(" ")[2] for line in handle}
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return bool(packed & set(names))
+
+
 def _plain(pathspec: str | None) -> bool:
     return bool(pathspec) and pathspec is not None and not pathspec.startswith(":") and not _GLOB & set(pathspec)
-
-
-def repository_top(folder: Path) -> Path:
-    """The top of the repository ``folder`` is in (the nearest folder holding ``.git`` or
-    ``.hg``), or ``folder`` itself outside any."""
-    for candidate in (folder, *folder.parents):
-        if any(os.path.lexists(candidate / marker) for marker in (".git", ".hg")):
-            return candidate
-    return folder

@@ -170,14 +170,14 @@ def all_entries(files: Sequence[Path], home: Path | None) -> list[tuple[str, str
 
 #: hg 6.3's own short names of its commands (``commands.table``): ``[defaults]`` takes the
 #: command's full name, which ``hg st`` names as well as ``hg status``.
-_SHORT_NAMES = {"status": ("st",), "commit": ("ci",), "update": ("up", "checkout", "co"), "log": ("history",),
+SHORT_NAMES = {"status": ("st",), "commit": ("ci",), "update": ("up", "checkout", "co"), "log": ("history",),
                 "annotate": ("blame",), "bookmarks": ("bookmark",), "config": ("showconfig", "debugconfig"),
                 "copy": ("cp",), "identify": ("id",), "import": ("patch",), "incoming": ("in",),
                 "outgoing": ("out",), "purge": ("clean",), "remove": ("rm",), "rename": ("move", "mv"),
                 "summary": ("sum",), "debugdirstate": ("debugstate",), "debug-revlog-index": ("debugindex",),
                 "debugrebuilddirstate": ("debugrebuildstate",), "debugrequires": ("debugrequirements",)}
 
-_SHORT_WORDS = frozenset(n for names in _SHORT_NAMES.values() for n in names)
+SHORT_WORDS = frozenset(n for names in SHORT_NAMES.values() for n in names)
 
 
 def redefined(files: Sequence[Path], home: Path | None, word: str) -> bool:
@@ -192,12 +192,12 @@ def redefined(files: Sequence[Path], home: Path | None, word: str) -> bool:
         return True
     # (hg takes a word that is one of its commands' own names as it is: `hg st` stays status
     # under `[alias] status = …`; every other word may be a prefix of an alias)
-    own = word in _SHORT_WORDS
+    own = word in SHORT_WORDS
     for section, key, value in found:
         name = key.partition(":")[0]
         if section == "alias" and (name == word or (not own and name.startswith(word))):
             return True
-        if section == "defaults" and value and any(n.startswith(word) for n in (name, *_SHORT_NAMES.get(name, ()))):
+        if section == "defaults" and value and any(n.startswith(word) for n in (name, *SHORT_NAMES.get(name, ()))):
             return True
     return False
 

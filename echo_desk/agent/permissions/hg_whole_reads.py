@@ -2,7 +2,7 @@
 lists every tracked name and ``hg grep KEY`` prints ``src/main.py:KEY=secret`` even run in
 out/, as ``hg status --all``, ``hg diff``, ``hg log -p`` and ``hg export`` do from the
 repository's top (hg 6.3, bash and dash, s279). The deny rules judge them as if the line named
-that top (``git_whole_reads.repository_top``).
+that top (``repository_tops``).
 
 Their file words are hg patterns (globs by default, ``path:``, ``re:``, ``set:``… reach any
 depth), so only plain names limit them, and only where every other word is a flag known here

@@ -16,8 +16,8 @@ meson is not installed here: read from its documentation, meson 1.x):
 - ``meson install --destdir D`` installs below D, taken from the folder ``-C`` names (meson
   changes into it first: ``meson install -C b --destdir dd`` wrote b/dd/…; strace, meson 1.12,
   bash and dash, s240): judged as a write below that folder, as cmake's ``--install --prefix``
-  is (a plain install writes below the prefix the build recorded, trusted as ``make install``
-  is: the setup or configure that recorded it was judged, next);
+  is (a plain install writes below the folders the build folder recorded: ``install_records``
+  reads them, s280);
 - ``meson setup``/``meson configure`` record the install folders (``--prefix P``, ``-Dprefix=P``,
   ``--bindir D``…) in the build folder, where a later plain ``meson install`` writes without
   naming them (``meson setup --prefix ~ b mproj && meson install -C b`` wrote ~/share/d.txt:

@@ -28,7 +28,7 @@ ALIASES: dict[str, str] = {
     "egrep": "grep", "fgrep": "grep", "rgrep": "grep", "bsdcpio": "cpio", "bsdunzip": "unzip",
     "lzma": "xz", "unlzma": "unxz", "pager": "less", "c89": "cc", "c99": "cc",
     "rbash": "bash", "fakeroot-sysv": "fakeroot", "fakeroot-tcp": "fakeroot", "toybox": "busybox",
-    "md5sum.textutils": "md5sum",
+    "md5sum.textutils": "md5sum", "fdfind": "fd",
 }
 #: A machine's triplet before or after the name (``x86_64-linux-gnu-``, ``-x86_64-linux-gnu``).
 _TRIPLET = r"(?:x86_64|i[3-6]86|aarch64|arm\w*|riscv\d+|powerpc\w*|ppc\w*|s390x|mips\w*|loongarch64)-\w+-\w+"

@@ -682,6 +682,10 @@ FOLDER_SETTINGS: dict[str, tuple[str, ...]] = {
     # a planted one ran a command under `cd out/m && make install`, cmake 3.25, bash and dash,
     # s273; its check of the build system CMakeCache.txt)
     "make": ("GNUmakefile", "makefile", "Makefile", "cmake_install.cmake", "CMakeCache.txt"),
+    # ack takes options from the nearest .ackrc (or _ackrc) above the folder it runs in: a planted
+    # `--files-from=LIST` there made `cd out && ack -h . .keep` read the files LIST names, none
+    # of them a word of the line (ack 3.6, bash and dash, s282; ack refuses a pager there).
+    "ack": (".ackrc", "_ackrc"),
     # cargo builds the nearest Cargo.toml's package and runs its build.rs; .cargo/config.toml
     # (every folder above too: `build.rustc-wrapper`, a target's `runner`) and rust-toolchain
     # (a toolchain that is a path) run programs.
@@ -924,6 +928,8 @@ HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     # hg's hooks, pdb's and irb's rc files, gdb's init files (shell commands; gdbearlyinit too).
     "hg": (".hgrc",), **dict.fromkeys(("pdb", "pdb3"), (".pdbrc",)), "irb": (".irbrc",),
     "gdb": (".gdbinit", ".gdbearlyinit"),
+    # ack's user settings (any option: `--pager=CMD` runs CMD, `--files-from` reads a list; s282).
+    "ack": (".ackrc", "_ackrc"),
     # vim's own startup files (Ex commands: `call system(…)` runs a program).
     **dict.fromkeys(VIM_NAMES, (".vimrc", ".vim/vimrc", ".exrc", ".gvimrc", ".vim/gvimrc")),
     # bundle's user settings (``gemfile`` names the Gemfile it evaluates); gradle's init

@@ -35,6 +35,7 @@ from echo_desk.agent.permissions import (
     settings_commands,
 )
 from echo_desk.agent.permissions import program_options as table
+from echo_desk.agent.permissions import searcher_options as searchers
 from echo_desk.agent.permissions.binutils import objcopy_reading, strip_reading
 from echo_desk.agent.permissions.build_tools import (
     COMPILER,
@@ -52,6 +53,7 @@ from echo_desk.agent.permissions.cmake_modes import cmake_reading
 from echo_desk.agent.permissions.download_reads import NETRC, curl_value_reads, file_url_path, upload_globbed
 from echo_desk.agent.permissions.downloads import curl_output, wget_written
 from echo_desk.agent.permissions.git_reading import git_reading
+from echo_desk.agent.permissions.history_files import history_reading
 from echo_desk.agent.permissions.interpreters import (
     PIP,
     PYTHON,
@@ -857,12 +859,14 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     **{name: runner(subs, table.NPM if name in PACKAGE_MANAGERS else OptionSet((), strict=False))
        for name, subs in RUNNERS.items()},
     "yarn": _yarn, "hg": _hg, "gdb": _gdb, "rustup": rustup_reading, "tox": tox_reading, "just": just_reading,
-    "pre-commit": pre_commit_reading, "uv": uv_reading, "uvx": uvx_reading, **editors.PROGRAMS,
+    "pre-commit": pre_commit_reading, "uv": uv_reading, "uvx": uvx_reading, "history": history_reading,
+    **editors.PROGRAMS,
 }
 _TABLES: dict[str, OptionSet] = {
     "sort": table.SORT, "grep": table.GREP, "rg": table.RG,
     "file": table.FILE, "date": table.DATE, "tree": table.TREE, "man": table.MAN,
     "sdiff": table.SDIFF, "diff3": table.DIFF3, "scp": table.SCP, "sftp": table.SFTP,
+    "ag": searchers.AG, "ack": searchers.ACK, "fd": searchers.FD,
 }
 #: Tables to read option values with (words that may name files), by program.
 _VALUE_TABLES: dict[str, OptionSet] = {

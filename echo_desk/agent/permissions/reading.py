@@ -44,7 +44,10 @@ class Inner:
     ``environment``: the variables the program gives it (``env NAME=value CMD``; a value of
     ``None``: unset), ``cleared``: with none of its own (``env -i``); see ``line_environment``.
     ``folders``: the folders the program changes into before it runs it, each from the last
-    (``env -C DIR CMD``: ``None``, one only known when the line runs)."""
+    (``env -C DIR CMD``: ``None``, one only known when the line runs).
+    ``once``: the program runs it once at most (``env``, ``nice``, ``timeout``), where another
+    may run it again and again (``xargs``, ``find -exec``, ``watch``): a command run twice may
+    act on what its first run changed (``git add`` staging a submodule, see ``git_index``)."""
 
     start: int = 0
     end: int | None = None
@@ -57,6 +60,7 @@ class Inner:
     environment: tuple[tuple[str, str | None], ...] = ()
     cleared: bool = False
     folders: tuple[str | None, ...] = ()
+    once: bool = False
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,9 @@ create-demo with ``../made``, which made its project there under ``npm **``; ``b
 ../made`` did the same under ``bun **``, and ``pnpm create``/``yarn create`` pass their words the
 same way (npm 11, bun 1.4.5, a create-demo of the project's node_modules, bash and dash, s276).
 The words after the scaffolder's name count as a script's words do: places it may write below
-and files it may load.
+and files it may load. Given no folder, it makes its project in the folder the line runs in
+(``npm create demo`` made demo-app/ there, ``npm init -y`` rewrote its package.json: s287), which
+``written_here`` gives.
 """
 
 from __future__ import annotations
@@ -82,6 +84,12 @@ _OWN_COMMANDS = {
     }),
 }
 _PROJECT_FILE = "package.json"
+#: The commands that make a project in the folder the line runs in, whatever its words say: with
+#: a scaffolder's name, the scaffolder runs there (``npm create demo`` ran create-demo, which made
+#: demo-app/ there), without one they write package.json there (``npm init -y`` rewrote the
+#: project's, ``cd src && yarn init -y`` made src/package.json; npm 11, yarn 1.22, pnpm 10).
+_SCAFFOLDING = {"npm": _NPM_SCAFFOLDERS, "pnpm": frozenset({"create"}), "yarn": frozenset({"create"})}
+_INITIALIZING = {"npm": _NPM_SCAFFOLDERS, "pnpm": frozenset({"init"}), "yarn": frozenset({"init"})}
 #: Test runners whose every word may name code they load, and the words they act as if given.
 _TEST_RUNNERS: dict[str, tuple[str, ...]] = {"mocha": ("test",), "jest": (".",), "vitest": (".",), "ava": (".",),
                                              "tap": (".",)}
@@ -110,6 +118,21 @@ def passed(program: str, argv: Sequence[str | None]) -> list[str | None]:
     elif program == "npm" and command not in _NPM_SCRIPTS:
         return []
     return list(argv[2 + at:])
+
+
+def written_here(program: str, argv: Sequence[str | None]) -> list[str]:
+    """What a command making a project (npm, pnpm, yarn or bun: ``program``) writes in the folder
+    the line runs in: ``"."`` (anything below it) where a scaffolder runs, package.json where the
+    package manager makes the project itself; nothing for another command."""
+    if program == "bun":
+        return ["."] if bun_commands.scaffolds(tuple(argv)) else []
+    if program not in _SCAFFOLDING:
+        return []
+    operands = read_options(argv[1:], table.NPM).operands
+    command = operands[0][1] if operands else None
+    if command in _SCAFFOLDING[program] and (len(operands) > 1 or program != "npm"):
+        return ["."]
+    return [_PROJECT_FILE] if command in _INITIALIZING[program] else []
 
 
 #: Values taken to name no path: an option's switch or count (``--watch=false``, ``--retries=2``).

@@ -35,6 +35,8 @@ from echo_desk.agent.permissions import (
     hg_commands,
     hg_config,
     hg_paths,
+    install_records,
+    javascript_lookups,
     line_environment,
     long_prefixes,
     name_globs,
@@ -121,6 +123,7 @@ def places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None =
         variables = option_variables.from_environment(tuple(argv))
     found += _npm_environment(program, cwds, home) + _variable_files(variables, cwds, home) + _man_pages(program, cwds)
     found += _script_words(program, argv, cwds, home) + _package_folders(program, argv, cwds, home)
+    found += _javascript_places(program, argv, cwds, home)
     names = table.FOLDER_SETTINGS.get(program)
     if names is None:
         # (settings only where an option names them: kubectl --kubeconfig)
@@ -147,13 +150,15 @@ def written_folders(argv: Sequence[str | None], cwds: Sequence[Path], home: Path
     """Folders the command ``argv``, run from any of ``cwds``, creates where its settings say:
     hg's ``[paths]`` (``hg_paths``: ``hg init NAME`` creates the folder the name stands for in
     the settings hg reads outside a repository), for the write rules to judge as those of
-    ``Reading.written_below``; and wherever the words npm, pnpm or yarn passes to its script may
-    name, from each folder the script may run in (``script_words.written``)."""
+    ``Reading.written_below``; wherever the words npm, pnpm or yarn passes to its script may
+    name, from each folder the script may run in (``script_words.written``); what a command
+    making a project writes in the folder it runs in (``script_words.written_here``); and the
+    install folders the build folder of an install step records (``install_records``)."""
     if not argv:
         return []
     program = programs.name_of(argv[0]) or ""
     if program != "hg":
-        return _script_writes(program, argv, cwds, home)
+        return _script_writes(program, argv, cwds, home) + install_records.written(argv, cwds)
     files = hg_config.settings_files(home, (), (), hg_config.system_folders(argv[0], cwds))
     return hg_paths.folders_named(argv, files, home)
 
@@ -165,8 +170,10 @@ def _script_writes(program: str, argv: Sequence[str | None], cwds: Sequence[Path
     named = [w for value in script_words.written(program, argv) for w in _tilde_words(value, home)]
     if any(value is None for value in named):
         return [None]
-    return list(dict.fromkeys(os.path.join(folder, value) for folder in script_words.script_folders(cwds)
-                              for value in named if value))
+    # (a scaffolder runs in the folder the line runs in, not the project's)
+    here = [os.path.normpath(os.path.join(c, value)) for c in cwds for value in script_words.written_here(program, argv)]
+    return list(dict.fromkeys([*(os.path.join(folder, value) for folder in script_words.script_folders(cwds)
+                                 for value in named if value), *here]))
 
 
 #: npm's settings file: a program that reads it reads npm's settings from its environment too.
@@ -218,6 +225,26 @@ def _package_folders(program: str, argv: Sequence[str | None], cwds: Sequence[Pa
                                for p in _both(c / value)))
     return [place for p in paths
             for place in (Place(p.parent, (p.name,)), Place(p, ("file",), below=True, suffixes=("",)))]
+
+
+def _javascript_places(program: str, argv: Sequence[str | None], cwds: Sequence[Path],
+                       home: Path | None) -> list[Place]:
+    """The modules node may load by a bare name, the Prettier settings bun fmt runs and the
+    templates bun create copies (``javascript_lookups``); one only known when it runs: any file."""
+    if program == "node":
+        found = javascript_lookups.node_module_folders(argv, cwds, home)
+        modules = ("x", *(f"x{s}" for s in table.NODE_CODE))
+        return [ANY_FILE] if found.unknown else [Place(f, modules, below=True, suffixes=table.NODE_CODE)
+                                                  for f in found.below]
+    if program != "bun":
+        return []
+    settings = javascript_lookups.prettier_folders(argv, cwds)
+    templates = javascript_lookups.bun_create_templates(argv, cwds, home)
+    if settings.unknown:
+        return [ANY_FILE]
+    return [*(Place(f, javascript_lookups.PRETTIER_CODE) for f in settings.here),
+            *(Place(f, javascript_lookups.PRETTIER_CODE, below=True) for f in settings.below),
+            *(Place(f, ("file",), below=True, suffixes=("",)) for f in templates.below)]
 
 
 def _variable_files(variables: option_variables.FromEnvironment, cwds: Sequence[Path],

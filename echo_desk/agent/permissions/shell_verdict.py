@@ -75,6 +75,7 @@ from echo_desk.agent.permissions.model import (
 from echo_desk.agent.permissions.options import read_options
 from echo_desk.agent.permissions.programs import Reading
 from echo_desk.agent.permissions.reading import Flag
+from echo_desk.agent.permissions.repository_tops import repository_tops
 from echo_desk.agent.permissions.shell import (
     INERT_ASSIGNMENTS,
     Analysis,
@@ -190,6 +191,11 @@ class _Forms:
     #: What a program the engine does not know might run: its later words (deny rules ask).
     maybe: list[tuple[str | None, ...]] = field(default_factory=list)
     maybe_commands: list[tuple[tuple[Word, ...], Reading]] = field(default_factory=list)
+    #: Which of ``commands`` may run more than once (``Inner.once``): by their index there.
+    again: set[int] = field(default_factory=set)
+    #: What the line gives a command of ``commands`` (by its place there) to run with
+    #: (``A=1 git y``, ``env A=1 git y``): the settings git reads from ``GIT_CONFIG_*``.
+    given: dict[int, line_environment.Given] = field(default_factory=dict)
 
 
 class _Judge:
@@ -238,7 +244,9 @@ class _Judge:
                 for w in found]
 
     # -- what a command runs -------------------------------------------------------------------
-    def forms(self, argv: tuple[Word, ...], depth: int = 0, found: _Forms | None = None) -> _Forms:
+    def forms(self, argv: tuple[Word, ...], depth: int = 0, found: _Forms | None = None,
+              given: line_environment.Given | None = None, *, again: bool = False) -> _Forms:
+        """``argv`` and what it runs; ``again``: ``argv`` may run more than once."""
         found = found or _Forms()
         self.tildes.note(argv)
         values = tuple(w.value for w in argv)
@@ -251,36 +259,48 @@ class _Judge:
         found.argvs.extend(reading.spellings)
         if reading.program_form is not None:  # (`deny pip install **` sees `python -m pip install`)
             found.argvs.append(reading.program_form)
+        if given is not None:
+            found.given[len(found.commands)] = given
         found.commands.append((argv, reading))
+        if again:
+            found.again.add(len(found.commands) - 1)
         found.writes.extend(Redirect(target=argv[k], write=True, text=argv[k].raw) for k in reading.writes
                             if k < len(argv))
         found.unknown |= reading.unreadable or values[0] is None
         found.elevates |= reading.never is Opaque.ELEVATION
         if not reading.known:
-            # It may run any of its later words as a command (`prlimit rm -rf src`): those a deny
-            # rule or the floor could be about are looked at (the first few words).
-            for k in range(1, min(len(argv), _MAYBE_WORDS)):
-                raw = argv[k].value
-                word = programs.base(raw)
-                if raw is None or word is None or raw.startswith("-"):
-                    continue
-                if self.deny_heads is None or word in self.deny_heads or raw in self.deny_heads:
-                    found.maybe.append(values[k:])
-                if word in _DELETERS:
-                    found.maybe_commands.append((argv[k:], programs.read(values[k:])))
+            self._maybe_runs(argv, values, found)
         if reading.inners and depth >= MAX_DEPTH:
             found.unknown = True
             return found
         for inner in reading.inners:
+            inner_given = given
+            if inner.environment or inner.cleared:
+                mine = line_environment.Given(dict(inner.environment), inner.cleared)
+                inner_given = mine if given is None else given.then(mine)
             if inner.line is not None:
                 nested = analyse(inner.line)
                 found.unknown |= nested.opaque is not None  # it may hide commands the walk missed
                 for command in nested.commands:
-                    self.forms(command.argv, depth + 1, found)
+                    self.forms(command.argv, depth + 1, found, inner_given, again=again or not inner.once)
                 found.writes.extend(r for r in nested.redirects if r.write)
             else:
-                self.forms(_inner_words(argv, inner), depth + 1, found)
+                self.forms(_inner_words(argv, inner), depth + 1, found, inner_given, again=again or not inner.once)
         return found
+
+    def _maybe_runs(self, argv: tuple[Word, ...], values: tuple[str | None, ...], found: _Forms) -> None:
+        """A program the engine does not know may run any of its later words as a command
+        (`prlimit rm -rf src`): those a deny rule or the floor could be about are looked at (the
+        first few words)."""
+        for k in range(1, min(len(argv), _MAYBE_WORDS)):
+            raw = argv[k].value
+            word = programs.base(raw)
+            if raw is None or word is None or raw.startswith("-"):
+                continue
+            if self.deny_heads is None or word in self.deny_heads or raw in self.deny_heads:
+                found.maybe.append(values[k:])
+            if word in _DELETERS:
+                found.maybe_commands.append((argv[k:], programs.read(values[k:])))
 
     # -- one command -----------------------------------------------------------------------------
     def command_part(self, command: Command) -> Part:
@@ -911,11 +931,12 @@ class _Judge:
         if self._index_changers is None:
             changers: list[tuple[str | None, ...]] = []
             for command in self.analysis.commands:
-                for k, (words, _) in enumerate(self.forms(command.argv).commands):
+                forms = self.forms(command.argv)
+                for k, (words, _) in enumerate(forms.commands):
                     argv = tuple(w.value for w in words)
                     if argv and programs.base(argv[0]) == "git" and git_reading.changes_index(argv):
-                        # (a command another runs may run more than once: `xargs -n1 git add`)
-                        changers += [argv] if k == 0 else [argv, argv]
+                        # (`xargs -n1 git add` may run it again; `env git add` runs it once)
+                        changers += [argv, argv] if k in forms.again else [argv]
             self._index_changers = changers
         others = list(self._index_changers)
         if values in others:
@@ -965,8 +986,13 @@ class _Judge:
         """Why to ask when a word may name a path a read/write deny rule (or the floor's own
         settings) covers: the program might read or write it."""
         checked: set[tuple[str | None, str, bool]] = set()
-        for words, reading in forms.commands:
-            found = self._names_denied_from(words, reading, checked)
+        for k, (words, reading) in enumerate(forms.commands):
+            given = forms.given.get(k)
+            if given is None:
+                found = self._names_denied_from(words, reading, checked)
+            else:
+                with line_environment.giving(tuple(given.values.items()), given.cleared):
+                    found = self._names_denied_from(words, reading, checked)
             if found is not None:
                 return found
         return None
@@ -1049,8 +1075,9 @@ class _Judge:
             return None
         program = programs.name_of(values[0])
         folders = list(self._paths_of(Word(".", ".")))
-        if default_folders.reads_repository(program, values[1:]):
-            folders += [git_whole_reads.repository_top(folder) for folder in folders]
+        if default_folders.reads_repository(program, values[1:], folders, self.where.home, runner=values[0],
+                                            is_path=functools.partial(self._git_path, folders)):
+            folders += [top for folder in folders for top in repository_tops(folder, program)]
         elif not default_folders.reads_working_folder(program, values[1:]):
             return None
         for target in folders:
@@ -1058,6 +1085,14 @@ class _Judge:
             if found is not None:
                 return found
         return None
+
+    def _git_path(self, folders: list[Path], word: str) -> bool:
+        """Whether git, run in any of ``folders``, takes ``word`` before ``--`` as the path of a
+        file (``git_whole_reads.names_a_file``) when it runs: the line's other commands
+        (``cd`` aside) and its writes could remove the file or make a ref of its name first."""
+        others = [c for c in self.analysis.commands if programs.name_of(c.argv[0].value if c.argv else None) != "cd"]
+        return len(others) == 1 and all(
+            git_whole_reads.names_a_file(word, folder) and not self.changes.touches(folder / word) for folder in folders)
 
     def _denied(self, target: Path, reading: Reading, *, shallow: bool = False,
                 runs_there: bool = False, denies: Sequence[Compiled] | None = None) -> Provenance | None:
@@ -1434,20 +1469,29 @@ def _inner_words(argv: tuple[Word, ...], inner: programs.Inner) -> tuple[Word, .
 
 def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path], bool, bool]:
     """The folders the line's commands may run in (the first, then each ``cd`` target), whether
-    they are all known, and whether a ``cd`` leaves the workspaces. A plain ``cd DIR`` of an
-    ``&&`` chain goes from the folder the chain is in before it (``_chain_folders``: ``cd src &&
-    cd ../out`` never goes to the workspace's ``../out``); any other from every folder so far."""
+    they are all known, and whether a ``cd`` leaves the workspaces. A plain ``cd DIR`` or
+    ``pushd DIR`` of an ``&&`` chain goes from the folder the chain is in before it
+    (``_chain_folders``: ``cd src && cd ../out`` never goes to the workspace's ``../out``); any
+    other from every folder so far. A ``popd`` goes back to a folder already listed, but only
+    while a ``pushd`` of the line may have put one on the stack: a line starts with an empty
+    one, where ``popd`` fails, so a ``popd`` with none before it is not read here (s282)."""
     cwds = [where.cwd]
     known = True
     outside = False
     chain = _chain_folders(analysis, where)
+    pushed = 0
     for command in analysis.commands:
         words = command.directory_change
         if words is None:
             continue
         if words[0].value == "popd":
+            if pushed == 0:
+                known, outside = False, True
+            pushed = max(pushed - 1, 0)
             continue  # back to a folder already listed
         args = [w for w in words[1:] if not (w.value or "").startswith("-") or w.value is None]
+        if words[0].value == "pushd" and args and not (args[0].value or "").startswith("+"):
+            pushed += 1  # (`pushd` alone and `pushd +1` turn the stack; they add nothing to it)
         if not args:
             targets = [where.home] if words[0].value == "cd" else []
         elif len(args) == 1 and args[0].value is not None and args[0].value:
@@ -1457,7 +1501,7 @@ def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path]
                 continue
             # bash's cd is logical (`link/..` is the folder holding the link), `cd -P` physical:
             # both are folders the line may be in.
-            bases = chain.get(id(command), cwds) if _plain_cd(words) else cwds
+            bases = chain.get(id(command), cwds) if _plain_move(words) is not None else cwds
             targets = [t for c in bases for t in (Path(os.path.normpath(c / value)), Path(os.path.realpath(c / value)))]
         else:
             known, outside = False, True
@@ -1474,31 +1518,43 @@ def _chain_folders(analysis: Analysis, where: floor.Where) -> dict[int, list[Pat
     """The folders each command runs in (by its id) when the line is an ``&&`` chain
     (``Analysis.and_chain``): a command runs only after each ``cd`` before it succeeded, so in
     the folder the last of them leads to (logical and physical, as ``_working_folders``), not
-    in the folders before it. From a ``cd`` not read here on (``cd -``, an option, ``pushd``,
-    another account's home), none: those commands are judged from every folder of the line."""
+    in the folders before it. ``pushd DIR`` goes there as ``cd DIR`` does and keeps the folder
+    it left, which a plain ``popd`` goes back to (s282: ``cd src && pushd ..`` is the
+    workspace's top). From a move not read here on (``cd -``, an option, ``pushd +1``, a
+    ``popd`` with nothing pushed, another account's home), none: those commands are judged from
+    every folder of the line."""
     if not analysis.and_chain:
         return {}
     found: dict[int, list[Path]] = {}
     current = [where.cwd]
+    stack: list[list[Path]] = []
     for command in analysis.commands:
         found[id(command)] = current
         words = command.directory_change
         if words is None:
             continue
-        if not _plain_cd(words):
-            break
-        expanded = _home_expanded(words[1].value or "", where.home)
+        if len(words) == 1 and words[0].value == "popd" and stack:
+            current = stack.pop()
+            continue
+        folder = _plain_move(words)
+        expanded = _home_expanded(folder, where.home) if folder is not None else None
         if expanded is None:
             break
+        if words[0].value == "pushd":
+            stack.append(current)
         current = list(dict.fromkeys(t for c in current for t in (Path(os.path.normpath(c / expanded)),
                                                                   Path(os.path.realpath(c / expanded)))))
     return found
 
 
-def _plain_cd(words: tuple[Word, ...]) -> bool:
-    """Whether ``words`` are ``cd DIR``, DIR known and no option (not ``cd -``, ``-P``, pushd)."""
-    value = words[1].value if len(words) == 2 and words[0].value == "cd" else None
-    return bool(value) and not (value or "").startswith("-")
+def _plain_move(words: tuple[Word, ...]) -> str | None:
+    """The folder of ``cd DIR`` or ``pushd DIR``, DIR known and no option (not ``cd -``, ``-P``,
+    ``pushd +1``, which turns the stack), else ``None``."""
+    if len(words) != 2 or words[0].value not in ("cd", "pushd"):
+        return None
+    value = words[1].value
+    turns = ("-", "+") if words[0].value == "pushd" else ("-",)
+    return value if value and not value.startswith(turns) else None
 
 
 _SUBCOMMAND_PROGRAMS = frozenset({

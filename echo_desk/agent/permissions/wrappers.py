@@ -70,7 +70,7 @@ def env_reading(argv: Argv, program: str) -> Reading:
     # (-C: the command runs in that folder, as after a cd there; judged so by shell_verdict)
     folders = tuple(s.value for s in parsed.seen if s.option is not None and "-C" in s.option.names)
     if start < len(argv):
-        inners.append(Inner(start=start, environment=tuple(given), cleared=cleared, folders=folders))
+        inners.append(Inner(start=start, environment=tuple(given), cleared=cleared, folders=folders, once=True))
     return Reading(program, flags=tuple(found), inners=tuple(inners))
 
 
@@ -307,7 +307,8 @@ def wrapper_reading(argv: Argv, program: str, wrapper: Wrapper) -> Reading:
         return Reading(program, flags=tuple(found), never=never, unreadable=True)
     start = 1 + parsed.rest if parsed.rest is not None else len(argv)
     inners = (Inner(start=start, environment=_given(parsed, wrapper.gives),
-                    cleared=any(s.option is not None and wrapper.clears in s.option.names for s in parsed.seen)),) \
+                    cleared=any(s.option is not None and wrapper.clears in s.option.names for s in parsed.seen),
+                    once=wrapper.once),) \
         if start < len(argv) else ()
     return Reading(program, flags=tuple(found), inners=inners, never=never)
 
@@ -330,6 +331,9 @@ class Wrapper:
     no_command: frozenset[str] = field(default_factory=frozenset)  # options after which nothing runs
     gives: str = ""  # the option whose NAME=value the command runs with (strace's -E)
     clears: str = "\0"  # the option after which it runs with an empty environment (exec's -c)
+    #: It runs the command once (``Inner.once``): proven with strace, bash and dash, one execve
+    #: of the command each (s288).
+    once: bool = False
 
 
 _HELP = flags("--help --version -h -V")
@@ -373,9 +377,10 @@ RUNNER_OPTIONS = OptionSet((
 PACKAGE_MANAGERS = frozenset({"npm", "pnpm", "yarn"})
 
 WRAPPERS: dict[str, Wrapper] = {
-    "nice": Wrapper(OptionSet((opt("-n --adjustment", V), *_HELP), permute=False, numbers=True)),
+    "nice": Wrapper(OptionSet((opt("-n --adjustment", V), *_HELP), permute=False, numbers=True), once=True),
     "timeout": Wrapper(OptionSet((*values("-s|--signal -k|--kill-after"),
-                                   *flags("--preserve-status --foreground -v|--verbose"), *_HELP), permute=False), 1),
+                                   *flags("--preserve-status --foreground -v|--verbose"), *_HELP), permute=False), 1,
+                       once=True),
     "taskset": Wrapper(OptionSet((*flags("-a|--all-tasks -c|--cpu-list -p|--pid"), *_HELP), permute=False), 1,
                         frozenset({"-p", "--pid"})),
     "chrt": Wrapper(OptionSet((*flags("-a|--all-tasks -b|--batch -d|--deadline -f|--fifo -i|--idle -o|--other "
@@ -393,7 +398,7 @@ WRAPPERS: dict[str, Wrapper] = {
         # Another folder (or root) for the command is a `cd` the line does not show: relative
         # words would be judged from the wrong place. Like `env -C`, a rule must name it.
         opt("-w --wd -R --root", Takes.VALUE, Does.CONFIG), *_HELP), permute=False)),
-    "nohup": Wrapper(OptionSet(_HELP, permute=False)),
+    "nohup": Wrapper(OptionSet(_HELP, permute=False), once=True),
     # ccache runs the compiler it is given with the same words (`ccache gcc -wrapper sh,-c,CMD`
     # ran CMD, `ccache gcc -o ~/.bashrc` overwrote it: proven with ccache 4.14): the compiler
     # is read as a command of its own, as strictly as without ccache. Its own options that
@@ -403,10 +408,10 @@ WRAPPERS: dict[str, Wrapper] = {
                                       "-V|--version -h|--help -v|--verbose"), permute=False, abbreviations=False),
                       0, frozenset({"-s", "--show-stats", "-p", "--show-config", "-x", "--show-compression",
                                     "--print-stats", "-V", "--version", "-h", "--help"})),
-    "stdbuf": Wrapper(OptionSet((*values("-i|--input -o|--output -e|--error"), *_HELP), permute=False)),
+    "stdbuf": Wrapper(OptionSet((*values("-i|--input -o|--output -e|--error"), *_HELP), permute=False), once=True),
     "ionice": Wrapper(OptionSet((*values("-c|--class -n|--classdata"), *flags("-t|--ignore -p|--pid -P|--pgid "
                                                                              "-u|--uid"), *_HELP), permute=False),
-                       0, frozenset({"-p", "--pid", "-P", "--pgid", "-u", "--uid"})),
+                       0, frozenset({"-p", "--pid", "-P", "--pgid", "-u", "--uid"}), once=True),
     "setsid": Wrapper(OptionSet((*flags("-c|--ctty -f|--fork -w|--wait"), *_HELP), permute=False)),
     "sudo": Wrapper(OptionSet((*flags("-A -b -H -i -K -k -l -n -P -S -s -v --login --shell --non-interactive"),
                                 opt("-E --preserve-env", Takes.OPTIONAL),
@@ -419,7 +424,7 @@ WRAPPERS: dict[str, Wrapper] = {
     "chroot": Wrapper(OptionSet((*values("--groups --userspec"), *flags("--skip-chdir"), *_HELP), permute=False), 1),
     "time": Wrapper(OptionSet((opt("-f --format", V), opt("-o --output", V, Does.WRITES),
                                 *flags("-a|--append -p|--portability -v|--verbose -q|--quiet"), *_HELP),
-                               permute=False)),
+                               permute=False), once=True),
     # `exec -c` empties the environment, PATH too: see env -i.
     "exec": Wrapper(OptionSet((opt("-c", does=Does.CONFIG), *flags("-l"), *values("-a")), permute=False,
                               abbreviations=False), clears="-c"),

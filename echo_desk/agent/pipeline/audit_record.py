@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from echo_desk.agent.envelope import Envelope
 from echo_desk.agent.pipeline.call import CallRecord, Decision
 from echo_desk.store.audit import AuditLog, AuditRecord, RowStart
+from echo_desk.tools.planted import CheckedLater
 
 if TYPE_CHECKING:
     from echo_desk.agent.permissions.model import Provenance
@@ -71,10 +73,27 @@ def _begin(record: CallRecord) -> None:
 
 
 def record_call(audit: AuditLog | None, record: CallRecord, envelope: Envelope) -> None:
-    """Queue the call's audit record."""
+    """Queue the call's audit record (and, when its sandbox is checked later, what that finds)."""
     record.ended = True
     if audit is None:
         return
+    _record_call(audit, record, envelope)
+    if envelope.later_check is not None:  # (after the row: its change is queued behind it)
+        envelope.later_check.add_done_callback(partial(
+            _record_checked_later, audit, record.scope.conversation_id, record.call.id, record.call.name))
+
+
+def _record_checked_later(audit: AuditLog, conversation_id: str, call_id: str, tool: str,
+                          found: Future[CheckedLater]) -> None:
+    if found.cancelled() or found.exception() is not None:
+        return  # (logged where it failed)
+    later = found.result()
+    if later.planted:
+        audit.planted_later(conversation_id=conversation_id, call_id=call_id, tool=tool, planted=later.planted,
+                            planted_in=later.planted_in)
+
+
+def _record_call(audit: AuditLog, record: CallRecord, envelope: Envelope) -> None:
     entry, call, scope = record.entry, record.call, record.scope
     begun = record.begun
     if begun is not None and len(envelope.error) <= MOST_CHARS_ON_THE_CALLER \

@@ -15,6 +15,7 @@ import os
 import signal
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Annotated
 
 from pydantic import Field
@@ -42,7 +43,7 @@ from echo_desk.tools import (
     ToolResult,
     ToolRole,
 )
-from echo_desk.tools.planted import Planted
+from echo_desk.tools.planted import CheckedLater, Planted
 
 log = logging.getLogger(__name__)
 
@@ -264,7 +265,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
                 launch.close()
         network = command_sandbox.start_network(plan, launch)
         planted: tuple[Planted, ...] = ()
-        checked_later = False
+        later_check: Future[CheckedLater] | None = None
         buffer = OutputBuffer()
         output_ended = asyncio.Event()
         reader = asyncio.create_task(self._pump(proc, buffer, ctx, output_ended))
@@ -293,13 +294,16 @@ class RunCommand(BuiltinTool[CommandArguments]):
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(proc.wait(), 5.0)
             if launch is not None:
-                planted, checked_later = await _check_what_it_left(proc, launch, inside)
+                # The guard's paths are relative to their workspace: full ones when there is only one.
+                one_workspace = str(ctx.write_roots[0]) if len(ctx.write_roots) == 1 else ""
+                planted, later_check = await _check_what_it_left(proc, launch, inside, one_workspace)
         exit_code = leash.exit_code if leash and leash.exit_code is not None else proc.returncode
         if leash and leash.ended and not ended:
             buffer.feed(f"\n[{leash.ended} background process(es) the command left running were ended]\n".encode())
         sandbox_meta = plan.metadata()
         refused_note = await command_sandbox.finish_network(network, sandbox_meta)
-        planted_note = command_sandbox.planted_facts(planted, launch, sandbox_meta, checked_later=checked_later)
+        planted_note = command_sandbox.planted_facts(planted, launch, sandbox_meta,
+                                                     checked_later=later_check is not None)
         meta = {"exit_code": exit_code, "pid": proc.pid, "bytes": buffer.total, "shell": shell.name,
                 "truncated": buffer.truncated, "seconds": round(time.monotonic() - started, 3), "cwd": str(cwd),
                 "sandbox": sandbox_meta}
@@ -313,7 +317,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
                            f"Output so far:\n{buffer.text()}{planted_note}",
                            N_("The command was stopped and its processes were ended. Output so far:\n{output}"),
                            output=buffer.text()),
-                metadata=meta, planted=planted, planted_in=planted_in,
+                metadata=meta, planted=planted, planted_in=planted_in, later_check=later_check,
             )
         if ended == "timeout":
             output = buffer.text()
@@ -324,7 +328,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
                            N_("The command ran longer than {seconds} s and was stopped (with every process it "
                               "started). Output so far:\n{output}"),
                            seconds=timeout, output=output + planted_note),
-                metadata=meta, planted=planted, planted_in=planted_in,
+                metadata=meta, planted=planted, planted_in=planted_in, later_check=later_check,
             )
         note = ""
         if plan.sandboxed:
@@ -332,7 +336,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
             sandbox_meta["blocked"] = [b.value for b in blocked]
             note = command_sandbox.blocked_note(blocked) + refused_note + planted_note
         return ToolResult.ok(f"exit code {exit_code}\n{buffer.text()}{note}", metadata=meta, planted=planted,
-                             planted_in=planted_in)
+                             planted_in=planted_in, later_check=later_check)
 
     @staticmethod
     def _check_as_approved(ctx: ToolExecutionContext, command: Target, extra: tuple[Target, ...]) -> None:
@@ -411,29 +415,40 @@ _late_checks: set[asyncio.Task[None]] = set()
 
 
 async def _check_what_it_left(proc: asyncio.subprocess.Process, launch: sandbox.Launch,
-                              inside: ending.Inside | None) -> tuple[tuple[Planted, ...], bool]:
+                              inside: ending.Inside | None,
+                              workspace: str) -> tuple[tuple[Planted, ...], Future[CheckedLater] | None]:
     """What the sandbox left that could run code later, put aside or put back once nothing of it
     runs. When something of it still runs at the bound (bwrap not reaped, a process the kernel has
     not ended: a machine under heavy load, a process stuck in the kernel), the check is neither
-    skipped nor made while it may still write: it runs when the sandbox ends (True)."""
+    skipped nor made while it may still write: it runs when the sandbox ends, and the future
+    returned says what it found (``workspace``: the one the paths are relative to, or '')."""
     if proc.returncode is not None and await ending.gone(inside):
         # Its placeholders can go now (never earlier, see placeholders).
         launch.release()
-        return launch.check(), False
+        return launch.check(), None
     log.warning("the sandbox of pid %s still runs after its command ended: what it leaves is checked when it ends",
                 proc.pid)
-    task = asyncio.create_task(_check_when_ended(proc, launch, inside))
+    found: Future[CheckedLater] = Future()
+    task = asyncio.create_task(_check_when_ended(proc, launch, inside, found, workspace))
     _late_checks.add(task)
     task.add_done_callback(_late_checks.discard)
-    return (), True
+    return (), found
 
 
 async def _check_when_ended(proc: asyncio.subprocess.Process, launch: sandbox.Launch,
-                            inside: ending.Inside | None) -> None:
-    await proc.wait()
-    while not await ending.gone(inside):
-        ending.end(inside)
-    launch.release()
-    planted = launch.check()
+                            inside: ending.Inside | None, found: Future[CheckedLater], workspace: str) -> None:
+    try:
+        await proc.wait()
+        while not await ending.gone(inside):
+            ending.end(inside)
+        launch.release()
+        planted = launch.check()
+    except asyncio.CancelledError:  # Echo Desk quits: whoever waits is not kept waiting
+        found.cancel()
+        raise
+    except Exception as exc:
+        found.set_exception(exc)
+        raise
     log.warning("the sandbox of pid %s ended late; put aside or back: %s", proc.pid,
                 "; ".join(f"{p.shown} ({p.change.value})" for p in planted) or "nothing")
+    found.set_result(CheckedLater(planted, workspace if planted else ""))

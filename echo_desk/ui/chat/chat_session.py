@@ -84,6 +84,11 @@ class _Listener:
     def on_tool_result(self, call_id: str, envelope: Envelope) -> None:
         marshal.run_on_main(self._session.transcript.set_tool_result, call_id, envelope)
 
+    def on_checked_later(self, call_id: str, envelope: Envelope) -> None:
+        """The call's sandbox was checked after its result went: its card, if still shown, says
+        what it left (the check may end on any thread, or after the turn)."""
+        marshal.run_on_main(self._session.transcript.set_tool_result, call_id, envelope)
+
     def on_saved(self, message: ChatMessage, placement: Placement) -> None:
         if message.role == "assistant":  # its row gets the footer, and the switcher of a regenerated one
             branch = self._session.core.branch_position(placement.node)

@@ -1,6 +1,6 @@
-"""Running a line under bash with every exec traced, and what the engine saw in it: the two sides
-of the check against the shell itself (``test_against_bash.py``, and its random exploration,
-``scripts/explore_against_bash.py``)."""
+"""Running a line under bash (or dash) with every exec traced, and what the engine saw in it: the
+two sides of the check against the shell itself (``test_against_bash.py``, and its random
+exploration, ``scripts/explore_against_bash.py``)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from echo_desk.agent.permissions.decide import Rules
 from echo_desk.agent.permissions.floor import Where
 from echo_desk.agent.permissions.shell import analyse
 from echo_desk.agent.permissions.shell_verdict import _Judge
+from echo_desk.sandbox.shell import Grammar
 
 #: Programs the rules allow, each by its own rule; and ``bash -c``/``sh -c``, whose line is judged.
 ALLOWED = ["echo", "true", "ls", "cat", "printf", "sed", "sort", "tar", "env", "timeout", "nice", "xargs", "find", "test", "let", "read", "set",
@@ -29,6 +30,9 @@ _EXECVE = re.compile(r'^(\d+)\s+execve\("([^"]*)", .*\) = 0$')
 #: <unfinished ...>`` and, later, ``<... execve resumed>) = 0`` (a pipeline's programs).
 _UNFINISHED = re.compile(r'^(\d+)\s+execve\("([^"]*)", .*<unfinished \.\.\.>$')
 _RESUMED = re.compile(r"^(\d+)\s+<\.\.\. execve resumed>.*\)\s+= 0$")
+#: The shells a line can run under, and the grammar the engine reads it with for each: bash as
+#: run_command starts it; dash as ``/bin/sh``, what run_command runs where bash is missing.
+SHELLS = {"bash": Grammar.BASH, "dash": Grammar.POSIX}
 
 
 def strace_problem(tmp: Path) -> str | None:
@@ -44,11 +48,12 @@ def strace_problem(tmp: Path) -> str | None:
     return None
 
 
-def programs_run(line: str, scratch: Path, *, timeout: float = 30) -> list[str]:
-    """The programs bash really executed for ``line`` in ``scratch`` (emptied first, then given
-    ``a.txt`` and ``a.tar``), bash itself left out, in order."""
-    bash, strace = shutil.which("bash"), shutil.which("strace")
-    assert bash is not None and strace is not None
+def programs_run(line: str, scratch: Path, *, timeout: float = 30, shell: str = "bash") -> list[str]:
+    """The programs ``shell`` (bash or dash) really executed for ``line`` in ``scratch`` (emptied
+    first, then given ``a.txt`` and ``a.tar``), the shell itself left out, in order."""
+    found, strace = shutil.which(shell), shutil.which("strace")
+    assert shell in SHELLS and found is not None and strace is not None
+    options = ["--noprofile", "--norc"] if shell == "bash" else []
     for child in scratch.iterdir():
         if child.is_dir():
             shutil.rmtree(child)
@@ -57,8 +62,7 @@ def programs_run(line: str, scratch: Path, *, timeout: float = 30) -> list[str]:
     (scratch / "a.txt").write_text("a\n")
     subprocess.run(["tar", "-cf", "a.tar", "a.txt"], cwd=scratch, check=True)
     log = scratch.parent / "trace.log"
-    subprocess.run([strace, "-f", "-qq", "-e", "trace=execve", "-o", str(log), bash, "--noprofile", "--norc", "-c",
-                    line], cwd=scratch, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
+    subprocess.run([strace, "-f", "-qq", "-e", "trace=execve", "-o", str(log), found, *options, "-c", line], cwd=scratch, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
                    env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(scratch), "LANG": "C"})
     executed = executions(log.read_text())
     return [os.path.basename(p) for p in executed[1:]]
@@ -81,9 +85,9 @@ def executions(log: str) -> list[str]:
     return executed
 
 
-def programs_seen(line: str, where: Where) -> set[str]:
-    """Every program the engine sees in ``line``, wrappers unwrapped."""
-    analysis = analyse(line)
+def programs_seen(line: str, where: Where, grammar: Grammar = Grammar.BASH) -> set[str]:
+    """Every program the engine sees in ``line`` read with ``grammar``, wrappers unwrapped."""
+    analysis = analyse(line, grammar=grammar)
     judge = _Judge(Rules(deny=(), ask=(), allow=(), grants=()), where, analysis)
     found: set[str] = set()
     for command in analysis.commands:
@@ -94,7 +98,7 @@ def programs_seen(line: str, where: Where) -> set[str]:
     return found
 
 
-def unexpected(line: str, ran: list[str], where: Where) -> list[str]:
+def unexpected(line: str, ran: list[str], where: Where, grammar: Grammar = Grammar.BASH) -> list[str]:
     """What an allowed ``line`` ran that the engine did not see, or that no rule allows."""
-    seen = programs_seen(line, where)
+    seen = programs_seen(line, where, grammar)
     return [p for p in ran if p not in seen or p not in MAY_RUN]

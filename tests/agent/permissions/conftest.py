@@ -57,7 +57,9 @@ BUILD_VARIABLES = ("MAKEFILES", "MAKEFLAGS", "GNUMAKEFLAGS", "CMAKE_TOOLCHAIN_FI
                    # (where tox builds its environments, kubectl's settings file: s223)
                    "TOX_WORK_DIR", "KUBECONFIG",
                    # (docker's settings folder and the host it reaches: docker_settings)
-                   "DOCKER_CONFIG", "DOCKER_HOST", "DOCKER_CONTEXT")
+                   "DOCKER_CONFIG", "DOCKER_HOST", "DOCKER_CONTEXT",
+                   # (where install steps put everything they install: install_records)
+                   "DESTDIR")
 
 
 #: The prefixes of the variables programs take any option from (``option_variables``): a

@@ -52,7 +52,7 @@ def test_bun_fmt_init_and_pack_write_only_where_the_write_rules_allow(setup: Set
 
 
 @pytest.mark.parametrize("line", [
-    "bun fmt out/a.js", "bun fmt --check", "bun fmt -c ../x.js", "bun fmt --list-files", "bun init -y out/app",
+    "bun fmt -c ../x.js", "bun init -y out/app",
     "bun pm pack --destination out/x", "bun pm pack --dry-run", "bun outdated", "bun remove lodash", "bun update",
     "bun pm", "bun pm ls --all", "bun pm bin -g", "bun why react --depth 2", "bun info react --json", "bun audit",
     "bun pm hash", "bun list", "bun check", "bun dedupe --check", "bun prune --dry-run", "bun publish --dry-run",
@@ -72,5 +72,14 @@ def test_a_scaffolder_s_words_are_places_it_may_write(setup: Setup, line: str) -
 
 
 @pytest.mark.parametrize("line", ["npm init -y", "npm init", "npm create demo", "bun create demo"])
-def test_a_scaffolder_given_no_place_stays_allowed(setup: Setup, line: str) -> None:
-    assert verdict_under(setup, RULES, line).effect is Effect.ALLOW
+def test_a_scaffolder_given_no_place_writes_where_it_runs(setup: Setup, line: str) -> None:
+    # (s287: create-demo made demo-app/ in the workspace, npm init -y rewrote its package.json)
+    assert verdict_under(setup, RULES, line).effect is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["bun fmt out/a.js", "bun fmt --check", "bun fmt --list-files"])
+def test_bun_fmt_asks_where_the_agent_may_write_prettier_settings_it_runs(setup: Setup, line: str) -> None:
+    # (s287: out/.prettierrc.js, which the agent may write, runs; see test_javascript_lookups)
+    assert verdict_under(setup, RULES, line).effect is not Effect.ALLOW
+    only_text = RULES.replace("@workspace/out/**", "@workspace/out/*.txt")
+    assert verdict_under(setup, only_text, "bun fmt --check").effect is Effect.ALLOW

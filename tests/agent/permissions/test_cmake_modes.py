@@ -12,7 +12,8 @@ from echo_desk.agent.permissions import Effect
 from echo_desk.agent.permissions.programs import read
 
 from .conftest import Setup
-from .engine_verdicts import effect_under
+from .engine_verdicts import effect_under, writes_allowed
+from .test_install_records import cmake_record
 
 RULES = """
 [[rule]]
@@ -152,7 +153,9 @@ def test_an_option_writing_a_file_is_judged_by_the_write_rules(setup: Setup, lin
     "cmake --install src/b", "cmake --build src/b", "cmake --system-information out/s.md",
 ])
 def test_an_option_writing_where_the_write_rules_allow_stays_allowed(setup: Setup, line: str) -> None:
-    assert _verdict(setup, line) is Effect.ALLOW
+    # (an install writes below the prefix its build folder records, s280: one the agent may write)
+    cmake_record(setup.workspace / "src" / "b", f"{setup.home}/stage")
+    assert _verdict(setup, line, writes_allowed("~/stage/**")) is Effect.ALLOW
 
 
 @pytest.mark.parametrize("line", ["cmake -E echo hi", "cmake -E capabilities", "cmake -E touch out/x",

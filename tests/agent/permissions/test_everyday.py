@@ -19,7 +19,9 @@ TARGET = 0.95
 #: How many lines the engine allows now: a change that makes ordinary work ask more fails here,
 #: and one that allows more raises it (s193: `ls -la ~` under a deny of `~/.ssh/**`; s200:
 #: `ls -d */`, test_glob_options.py; s269: `cd . && ls`, `cd src && cd .. && git status` beside the
-#: `.git/**` deny, test_folder_options.py; `NODE_ENV=test npm test`, test_prefix_assignments.py).
+#: `.git/**` deny, test_folder_options.py; `NODE_ENV=test npm test`, test_prefix_assignments.py;
+#: s288: `PYTHONHASHSEED=0 pytest -q` and other data variables of python and pytest,
+#: test_data_variables.py).
 #:
 #: The lines that still ask, and why they must (s200, each proven with strace under bash and dash
 #: in a scratch folder with a scratch HOME):
@@ -37,7 +39,7 @@ TARGET = 0.95
 #:   The engine does not judge a command by what another command of the pipeline writes to it.
 #: - `ps aux | grep python`: no rule names `ps` (and `ps e` prints the environment of processes,
 #:   API keys included): only a rule can allow a program, the engine never does.
-ALLOWED = 199
+ALLOWED = 203
 
 
 @pytest.fixture

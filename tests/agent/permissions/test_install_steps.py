@@ -21,6 +21,7 @@ from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
 from .engine_verdicts import effect_under, rule_text, writes_allowed
+from .test_install_records import cmake_record, meson_record
 
 BUILDS = rule_text("[meson|cmake|ninja|make|cargo|go|cd] **")
 
@@ -40,8 +41,7 @@ def test_a_recorded_install_folder_is_judged_as_written_below(setup: Setup, line
 
 @pytest.mark.parametrize("line", [
     "meson setup b", "meson setup b -Db_lto=true --buildtype release --wrap-mode nodownload", "meson configure b",
-    "meson configure b -Dwerror=true", "meson compile -C b", "meson install -C b", "ninja -C b", "ninja -C b install",
-    "cmake --build b", "cargo build", "cargo test",
+    "meson configure b -Dwerror=true", "meson compile -C b", "ninja -C b", "cmake --build b", "cargo build", "cargo test",
 ])
 def test_everyday_builds_stay_allowed(setup: Setup, line: str) -> None:
     assert effect_under(setup, BUILDS, line) is Effect.ALLOW
@@ -50,6 +50,9 @@ def test_everyday_builds_stay_allowed(setup: Setup, line: str) -> None:
 #: The agent may write data files anywhere in the workspace, or only cmake's install script.
 DATA = writes_allowed("@workspace/**/*.dat")
 INSTALL_SCRIPT = writes_allowed("@workspace/out/b/cmake_install.cmake")
+#: ... and the staging folder the build folder records as its prefix (s280: an install step
+#: writes below the folders its build folder records; test_install_records).
+STAGE = writes_allowed("~/stage/**")
 
 
 @pytest.mark.parametrize("line", [
@@ -57,20 +60,25 @@ INSTALL_SCRIPT = writes_allowed("@workspace/out/b/cmake_install.cmake")
     "meson test -C out/b", "meson configure out/b", "ninja -C out/b",
 ])
 def test_meson_s_build_folder_pickles_are_code(setup: Setup, line: str) -> None:
-    assert effect_under(setup, BUILDS + DATA, line) is not Effect.ALLOW
-    assert effect_under(setup, BUILDS, line) is Effect.ALLOW
+    meson_record(setup.workspace / "out" / "b", f"{setup.home}/stage")
+    assert effect_under(setup, BUILDS + DATA + STAGE, line) is not Effect.ALLOW
+    assert effect_under(setup, BUILDS + STAGE, line) is Effect.ALLOW
 
 
 @pytest.mark.parametrize("line", ["ninja -C out/b install", "cd out/b && ninja install", "ninja -C out/b",
                                   "cd out/b && make install", "cd out/b && make"])
 def test_cmake_s_install_script_is_code_for_ninja_and_make(setup: Setup, line: str) -> None:
-    (setup.workspace / "out" / "b").mkdir(parents=True)
-    (setup.workspace / "out" / "b" / "Makefile").write_text("install:\n\tcmake -P cmake_install.cmake\n")
-    assert effect_under(setup, BUILDS + INSTALL_SCRIPT, line) is not Effect.ALLOW
-    assert effect_under(setup, BUILDS, line) is Effect.ALLOW
+    cmake_record(setup.workspace / "out" / "b", f"{setup.home}/stage")
+    (setup.workspace / "out" / "b" / "Makefile").write_text(
+        "# CMAKE generated file: DO NOT EDIT!\ninstall:\n\tcmake -P cmake_install.cmake\n")
+    assert effect_under(setup, BUILDS + INSTALL_SCRIPT + STAGE, line) is not Effect.ALLOW
+    assert effect_under(setup, BUILDS + STAGE, line) is Effect.ALLOW
 
 
-@pytest.mark.parametrize("line", ["cargo install --path .", "cargo install --path . --root out/r", "cargo -q install --path ."])
+@pytest.mark.parametrize("line", ["cargo install --path .", "cargo install --path . --root out/r", "cargo -q install --path .",
+                                  "cargo uninstall hello", "cargo -q uninstall hello"])
 def test_cargo_install_needs_a_rule_naming_it(setup: Setup, line: str) -> None:
+    """(cargo uninstall deletes the program from ~/.cargo/bin: s280)"""
     assert effect_under(setup, BUILDS, line) is not Effect.ALLOW
-    assert effect_under(setup, BUILDS + rule_text("cargo install **", "cargo -q install **"), line) is Effect.ALLOW
+    named = rule_text("cargo [install|uninstall] **", "cargo -q [install|uninstall] **")
+    assert effect_under(setup, BUILDS + named, line) is Effect.ALLOW

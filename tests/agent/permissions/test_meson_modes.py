@@ -12,7 +12,8 @@ import pytest
 from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
-from .engine_verdicts import effect_under
+from .engine_verdicts import effect_under, writes_allowed
+from .test_install_records import meson_record
 
 RULES = """
 [[rule]]
@@ -109,11 +110,14 @@ def test_an_install_below_a_folder_no_write_rule_allows_asks(setup: Setup, line:
 
 
 @pytest.mark.parametrize("line", [
-    "meson install", "meson install -C b", "meson install -C b --no-rebuild --tags runtime", "meson install -q -n",
-    "meson compile -C b", "meson test -C b",
+    "cd b && meson install", "meson install -C b", "meson install -C b --no-rebuild --tags runtime",
+    "cd b && meson install -q -n", "meson compile -C b", "meson test -C b",
 ])
 def test_an_install_below_the_project_s_prefix_stays_allowed(setup: Setup, line: str) -> None:
-    assert effect_under(setup, INSTALLS, line) is Effect.ALLOW
+    """... where the write rules let the agent write below the prefix the build folder records
+    (s280: test_install_records)."""
+    meson_record(setup.workspace / "b", f"{setup.home}/stage")
+    assert effect_under(setup, INSTALLS + writes_allowed("~/stage/**"), line) is Effect.ALLOW
 
 
 # -- setup's install folders (s254, s273) ---------------------------------------------------------

@@ -22,8 +22,10 @@ CASES: list[tuple[str, str, str | None]] = [
      "perl5.36-x86_64-linux-gnu -pi -e 1 a.txt"),
     ("perl5.36.0 -ne **", "perl5.36.0 -ne 'print' '>../home/.bashrc'", "perl5.36.0 -ne 'print' a.txt"),
     ("ruby3.1 -i -pe **", "ruby3.1 -i -pe 'x' ~/.bashrc", "ruby3.1 -i -pe 'x' a.txt"),
-    ("nodejs **", "nodejs --test --test-reporter-destination=../home/.bashrc t.js", "nodejs t.js"),
-    ("node18 **", "node18 --test --test-reporter-destination=../home/.bashrc t.js", "node18 t.js"),
+    # (node loads the packages a script requires from node_modules, which the agent may write
+    # here: no line stays allowed, s287)
+    ("nodejs **", "nodejs --test --test-reporter-destination=../home/.bashrc t.js", None),
+    ("node18 **", "node18 --test --test-reporter-destination=../home/.bashrc t.js", None),
     ("python3.11-dbg -m pip install **", "python3.11-dbg -m pip install --target ~/lib x", None),
     ("pip-3.11 install **", "pip-3.11 install --user x", "pip-3.11 install x"),
     ("bash5 -c **", "bash5 -c 'touch PWNED'", "bash5 -c 'printf x'"),

@@ -27,7 +27,7 @@ EVAL = "node --eval 'require(\"fs\").appendFileSync(process.env.HOME + \"/.bashr
     ("[node|sed -i] **", "node -i -e 1"),
 ])
 def test_an_option_is_named_only_by_the_alternative_that_matches(setup: Setup, rule: str, line: str) -> None:
-    setup.write_user_rules(_rules(rule) + _rules("@workspace/**", tool="write"))
+    setup.write_user_rules(_rules(rule) + _rules("@workspace/*.txt", tool="write"))
     assert _effect(setup, line) is not Effect.ALLOW
 
 
@@ -39,6 +39,6 @@ def test_an_option_is_named_only_by_the_alternative_that_matches(setup: Setup, r
     ("node -e **", "node -e 1"),
 ])
 def test_the_alternative_that_names_an_option_still_covers_it(setup: Setup, rule: str, line: str) -> None:
-    setup.write_user_rules(_rules(rule) + _rules("@workspace/**", tool="write"))
+    setup.write_user_rules(_rules(rule) + _rules("@workspace/*.txt", tool="write"))
     (setup.workspace / "a.txt").write_text("a\n", encoding="utf-8")
     assert _effect(setup, line) is Effect.ALLOW

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import threading
 import uuid
 from pathlib import Path
 
@@ -13,9 +14,13 @@ import pytest
 from PySide6.QtCore import QPoint
 
 from echo_desk import sandbox
+from echo_desk.agent.envelope import Envelope
 from echo_desk.agent.status import ToolStatus
 from echo_desk.tools import ToolExecutionContext
-from echo_desk.tools.planted import Change, Planted
+from echo_desk.tools.planted import Change, CheckedLater, Planted
+from echo_desk.tools.results import ErrorKind
+from echo_desk.ui.approval.host import QtHost
+from echo_desk.ui.chat.chat_session import ChatSession, _Listener
 from echo_desk.ui.chat.sandbox_card import (
     PLANTED_ANCHOR,
     planted_of,
@@ -180,3 +185,22 @@ def test_hovering_the_mark_shows_every_entry_in_full(qtbot, aside: str) -> None:
     qtbot.waitUntil(lambda: "sub/.git/&lt;b&gt;hooks&lt;/b&gt; (new: put aside)" in view.viewport().toolTip(),
                     timeout=3000)
     assert f"kept, never run, at {aside}/sub/.git/hooks" in view.viewport().toolTip()
+
+
+def test_a_card_checked_later_shows_its_plants_once_the_check_ends_whatever_thread_it_ends_on(
+        qtbot, aside: str) -> None:
+    """The sandbox still ran as the result went (``checked_later``): the check at its end tells
+    the card, if it is still shown, through the one way back to the UI thread."""
+    session = ChatSession(QtHost(lambda: None))
+    card = session.transcript.add_tool_call("c1", "run_command", "{}")
+    first = Envelope(ok=False, tool="run_command", call_id="c1", error="stopped", error_kind=ErrorKind.CANCELLED,
+                     metadata={"sandbox": {**_facts()["sandbox"], "checked_later": True}})
+    session.transcript.set_tool_result("c1", first)
+    assert "still ran in the sandbox" in card_html(card, "Run command")
+
+    later = CheckedLater((Planted(".envrc", Change.CREATED, kept=f"{aside}/.envrc"),), "/w")
+    thread = threading.Thread(target=_Listener(session).on_checked_later, args=("c1", first.checked(later)))
+    thread.start()
+    thread.join()
+    qtbot.waitUntil(lambda: ".envrc (new: put aside)" in card_html(card, "Run command"), timeout=5000)
+    assert "still ran in the sandbox" not in card_html(card, "Run command")

@@ -90,6 +90,8 @@ WORKSPACE_FILES: dict[str, str] = {
     "mproj/meson.build": "project('p', [])\ninstall_data('d.txt', install_dir: 'share')\n",
     "mproj/d.txt": "data\n",
     "jproj/justfile": 'name := "world"\nx:\n\techo hello {{name}}\n',
+    # The person's script, which requires a package by its bare name (s287).
+    "tools/greet.js": "const greet = require('greeting');\nconsole.log(greet('you'));\n",
     "node_modules/create-demo/package.json": json.dumps({"name": "create-demo", "version": "1.0.0",
                                                          "bin": {"create-demo": "../.bin/create-demo"}}) + "\n",
     "cminst/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(p NONE)\n"
@@ -139,8 +141,9 @@ OTHER_FILES: dict[str, str] = {
 WORKSPACE_PROGRAMS: dict[str, str] = {
     "mytool": "#!/bin/sh\n/usr/bin/touch PWNED\n",
     # A scaffolder the project installed (create-demo), which makes its project in the folder
-    # its first word names: npm create, npm init and bun create run it from here (s276).
-    "node_modules/.bin/create-demo": '#!/bin/sh\nmkdir -p "$1" && /usr/bin/touch "$1/PWNED"\n',
+    # its first word names, else in demo-app/ of the folder it runs in, as scaffolders do: npm
+    # create, npm init and bun create run it from here (s276, s287).
+    "node_modules/.bin/create-demo": '#!/bin/sh\nd="${1:-demo-app}"\nmkdir -p "$d" && /usr/bin/touch "$d/PWNED"\n',
 }
 #: Symbolic links in the workspace (name → target as written).
 LINKS: dict[str, str] = {

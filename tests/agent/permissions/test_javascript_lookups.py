@@ -1,0 +1,143 @@
+"""s287: what JavaScript tools write or load in folders no word of the line names. A scaffolder
+given no folder made its project in the folder it ran in and ``npm init -y`` rewrote its
+package.json (npm 11, bun 1.4.5); node loaded a package the person's script requires by name
+from a node_modules the agent wrote; bun fmt ran the agent's .prettierrc.js; bun create ran the
+commands of the agent's template (each proven under bash and dash: the s287 lines of the
+hostile corpus)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from echo_desk.agent.permissions import Effect, line_environment, script_words
+from echo_desk.agent.permissions.javascript_lookups import Found, bun_create_templates, node_module_folders
+
+from .conftest import Setup
+from .engine_verdicts import effect_under, rule_text, writes_allowed
+
+PACKAGE_MANAGERS = rule_text("[npm|pnpm|yarn|bun|cd] **")
+#: The settings the package managers read from the folder they run in, which a planted copy
+#: would make ask on its own: denied, so only what this change counts decides.
+NO_SETTINGS = "".join(rule_text(f"@workspace/**/{name}", tool="write", effect="deny")
+                      for name in ("package.json", ".npmrc", "bunfig.toml", "pnpm-workspace.yaml", ".yarnrc"))
+
+
+@pytest.mark.parametrize("line", [
+    "npm create demo", "npm init demo -y", "npm init -y", "npm create vite -- --template react", "pnpm create demo",
+    "pnpm init", "yarn create demo", "yarn init -y", "bun create demo", "bun c demo",
+])
+def test_a_command_making_a_project_where_the_agent_may_not_write_asks(setup: Setup, line: str) -> None:
+    rules = PACKAGE_MANAGERS + writes_allowed("@workspace/out/**")
+    assert effect_under(setup, rules, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("program", "line", "places"), [
+    ("npm", ("npm", "create", "demo"), ["."]),
+    ("npm", ("npm", "init", "demo", "-y"), ["."]),
+    ("npm", ("npm", "innit", "demo", "../made"), ["."]),
+    ("npm", ("npm", "init", "-y"), ["package.json"]),
+    ("npm", ("npm", "create"), ["package.json"]),
+    ("pnpm", ("pnpm", "create", "demo"), ["."]),
+    ("pnpm", ("pnpm", "init"), ["package.json"]),
+    ("yarn", ("yarn", "create", "demo"), ["."]),
+    ("yarn", ("yarn", "init", "-y"), ["package.json"]),
+    ("bun", ("bun", "create", "demo"), ["."]),
+    ("bun", ("bun", "--silent", "c", "demo"), ["."]),
+    ("npm", ("npm", "test"), []),
+    ("npm", ("npm", "run", "create"), []),
+    ("pnpm", ("pnpm", "install"), []),
+    ("bun", ("bun", "run", "create"), []),
+    ("bun", ("bun", "init"), []),  # (bun init's places are its own reading's)
+])
+def test_what_a_command_making_a_project_writes_where_it_runs(program: str, line: tuple[str, ...],
+                                                             places: list[str]) -> None:
+    assert script_words.written_here(program, line) == places
+
+
+@pytest.fixture
+def greeting(setup: Setup) -> Path:
+    """The person's script, requiring a package by its bare name."""
+    script = setup.workspace / "tools" / "greet.js"
+    script.parent.mkdir()
+    script.write_text("require('greeting')\n", encoding="utf-8")
+    return script
+
+
+NODE = rule_text("[node tools/greet.js|cd] **")
+
+
+@pytest.mark.parametrize(("written", "line"), [
+    ("@workspace/node_modules/**", "node tools/greet.js"),
+    ("@workspace/node_modules/greeting/index.js", "node tools/greet.js"),
+    ("@workspace/tools/node_modules/**", "node tools/greet.js"),
+    ("@workspace/node_modules/**", "node tools/greet.js --loud"),
+    ("~/.node_modules/**", "node tools/greet.js"),
+    ("~/.node_libraries/**", "node tools/greet.js"),
+])
+def test_a_module_node_may_load_by_name_that_the_agent_may_write_asks(setup: Setup, greeting: Path, written: str,
+                                                                     line: str) -> None:
+    assert effect_under(setup, NODE + writes_allowed(written), line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("written", ["@workspace/out/**", "@workspace/tools/*.log", "@workspace/node_modules/**/*.log"])
+def test_node_where_the_agent_may_write_no_module_it_finds_stays_allowed(setup: Setup, greeting: Path,
+                                                                        written: str) -> None:
+    assert effect_under(setup, NODE + writes_allowed(written), "node tools/greet.js") is Effect.ALLOW
+
+
+def test_node_modules_are_searched_from_the_script_s_folder_and_the_folder_the_line_runs_in(tmp_path: Path) -> None:
+    found = node_module_folders(("node", "--no-warnings", "../tools/greet.js"), [tmp_path / "src"], tmp_path / "home")
+    assert {tmp_path / "tools" / "node_modules", tmp_path / "node_modules", tmp_path / "src" / "node_modules",
+            tmp_path / "home" / ".node_modules", tmp_path / "home" / ".node_libraries"} <= set(found.below)
+    assert node_module_folders(("node", None), [tmp_path], None).unknown
+
+
+#: (checking only: bun fmt writes nothing, and still runs the settings it finds)
+FORMAT = rule_text("[bun fmt|cd] **")
+
+
+@pytest.mark.parametrize(("written", "line"), [
+    ("@workspace/src/.prettierrc.js", "bun fmt -c src/a.ts"),
+    ("@workspace/prettier.config.mjs", "bun fmt -c src/a.ts"),
+    ("@workspace/.prettierrc.cts", "bun fmt --check src/a.ts"),
+    ("@workspace/package.json", "bun fmt -l src/a.ts"),
+    ("@workspace/src/deep/.prettierrc.cjs", "bun fmt -c src/a.ts src"),
+    ("@workspace/src/*.ts", "bun fmt -c src/a.ts"),  # (src/prettier.config.ts)
+    ("@workspace/src/.prettierrc.js", "cd src && bun fmt --check a.ts"),
+    ("@workspace/.prettierrc.js", "bun fmt -c"),
+])
+def test_prettier_settings_written_as_code_the_agent_may_write_ask(setup: Setup, written: str, line: str) -> None:
+    (setup.workspace / "src").mkdir(exist_ok=True)
+    assert effect_under(setup, FORMAT + writes_allowed(written), line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("written", "line"), [
+    ("@workspace/src/.prettierrc", "bun fmt -c src/a.ts"),
+    ("@workspace/src/.prettierrc.json", "bun fmt -c src/a.ts"),
+    ("@workspace/out/**", "bun fmt -c src/a.ts"),
+    ("@workspace/src/.prettierrc.js", "bun fmt -c --no-config src/a.ts"),
+])
+def test_bun_fmt_where_the_agent_may_write_no_settings_it_runs_stays_allowed(setup: Setup, written: str,
+                                                                            line: str) -> None:
+    (setup.workspace / "src").mkdir(exist_ok=True)
+    assert effect_under(setup, FORMAT + writes_allowed(written), line) is Effect.ALLOW
+
+
+CREATE = rule_text("[bun create|cd] **") + writes_allowed("@workspace/app/**") + NO_SETTINGS
+
+
+@pytest.mark.parametrize("templates", ["~/.bun-create/**", "~/.bun-create/evil/package.json"])
+def test_a_bun_create_template_the_agent_may_write_asks(setup: Setup, templates: str) -> None:
+    (setup.workspace / "app").mkdir()
+    assert effect_under(setup, CREATE + writes_allowed(templates), "cd app && bun create evil") is not Effect.ALLOW
+
+
+def test_bun_create_takes_templates_from_the_folder_it_runs_in_the_home_folder_and_bun_create_dir(
+        tmp_path: Path) -> None:
+    with line_environment.giving((("BUN_CREATE_DIR", "t"),)):
+        found = bun_create_templates(("bun", "create", "evil", "made"), [tmp_path / "app"], tmp_path / "home")
+    assert set(found.below) == {tmp_path / "app" / ".bun-create", tmp_path / "home" / ".bun-create",
+                                tmp_path / "app" / "t"}
+    assert bun_create_templates(("bun", "run", "create"), [tmp_path], tmp_path / "home") == Found()
