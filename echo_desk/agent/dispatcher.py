@@ -229,7 +229,7 @@ class Dispatcher:
         to plant), else what the files it was to change show now against what was kept of them.
         Waits (bounded) for it to end: what it does after that is not recorded, and that is logged."""
         handler = call.handler
-        if handler is None:
+        if handler is None or not (call.kept or call.tool.reports_when_stopped):
             return _STOPPED
         if not await handler.end(STOPPED_HANDLER_WAIT_SECONDS):
             log.warning("%s (%s) still runs %g s after it was stopped: a change it makes now is not recorded",

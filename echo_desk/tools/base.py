@@ -53,6 +53,11 @@ class Tool:
     #: each diff, and ``execute`` then writes exactly ``ctx.hunk_selection`` of them.
     writes_hunk_selection: ClassVar[bool] = False
     capabilities: ClassVar[frozenset[str]] = frozenset()
+    #: Stopped while it runs (Stop, or out of time), ``execute`` still returns promptly with what
+    #: it left (a sandboxed command's check of what it planted): the dispatcher waits (bounded)
+    #: for that account. Others are not waited for unless Revert kept files to compare with, so a
+    #: handler blocked in a thread cannot make a timeout late.
+    reports_when_stopped: ClassVar[bool] = False
     #: Which permission rules judge the calls (``echo_desk.tools.rules``); ``None``: the files
     #: rules when ``path_arguments`` names any, else only rules that name the tool.
     rule_family: ClassVar[RuleFamily | None] = None

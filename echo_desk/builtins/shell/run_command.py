@@ -198,6 +198,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
     timeout_seconds = float(MAX_TIMEOUT + 30)  # the tool enforces the per-call timeout itself
     stream_capable = True
     capabilities = frozenset({"shell"})
+    reports_when_stopped = True  # what a stopped sandboxed command planted is checked and returned
     rule_family = RuleFamily.SHELL
     title = N_("Run command")
     catalog_description = N_("Runs a command in a terminal in your workspace and shows its output live.")
