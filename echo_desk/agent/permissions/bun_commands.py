@@ -59,7 +59,7 @@ from echo_desk.agent.permissions.options import (
 from echo_desk.agent.permissions.reading import Argv, Flag, Inner, Reading, flags_of, spellings_of
 from echo_desk.agent.permissions.wrappers import Wrapper, wrapper_reading
 
-__all__ = ["bun_reading", "bunx_reading", "formatted", "scaffolds", "script_words"]
+__all__ = ["bun_reading", "bunx_reading", "formatted", "run_name", "scaffolds", "script_words"]
 
 V = Takes.VALUE
 
@@ -245,6 +245,26 @@ def _scaffolder_words(words: Argv) -> list[str | None]:
     name = words[template] or ""
     named_package = "/" not in name and not name.startswith(".") and not name.startswith("~")
     return [w for i, w in enumerate(words) if not (i == template and named_package)]
+
+
+def run_name(argv: Argv) -> str | None:
+    """The file (or package.json script) ``bun [options] [run [options]] NAME`` runs, as seen
+    from the folder it runs in (``""``: none, or one of bun's own commands; ``None``: a word only
+    known when the line runs, or an option not known before it)."""
+    at = _name_at(argv, 1)
+    seen: list[Seen] = []
+    if at is not None and at != _UNKNOWN and argv[at] == "run":
+        seen += read_options(argv[1:at], _BEFORE).seen
+        start, at = at + 1, _name_at(argv, at + 1)
+    elif at is not None and at != _UNKNOWN and argv[at] in _OWN_COMMANDS:
+        return ""
+    else:
+        start = 1
+    if at is None:
+        return ""
+    if at == _UNKNOWN:
+        return None
+    return _under(_cwd_of((*seen, *read_options(argv[start:at], _BEFORE).seen)), argv[at])
 
 
 def scaffolds(argv: Argv) -> bool:

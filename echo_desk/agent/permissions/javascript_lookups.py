@@ -30,7 +30,8 @@ from echo_desk.agent.permissions import bun_commands, line_environment
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.options import read_options
 
-__all__ = ["PRETTIER_CODE", "Found", "bun_create_templates", "node_module_folders", "prettier_folders"]
+__all__ = ["PRETTIER_CODE", "Found", "bun_create_templates", "bun_module_folders", "node_module_folders",
+           "prettier_folders"]
 
 #: The Prettier settings files that are modules (Prettier 3's names), and package.json, whose
 #: ``prettier`` may name one (``"prettier": "./cfg.js"`` ran cfg.js under bun fmt).
@@ -63,6 +64,22 @@ def node_module_folders(argv: Sequence[str | None], cwds: Sequence[Path], home: 
     starts += cwds
     found.below += [f / table.NODE_MODULES for start in dict.fromkeys(starts) for f in (start, *start.parents)]
     found.below += [home / name for name in _NODE_USER_FOLDERS] if home is not None else []
+    found.below += [p for c in cwds for entry in line_environment.get("NODE_PATH").split(os.pathsep) if entry
+                    for p in _both(c / entry)]
+    return found
+
+
+def bun_module_folders(argv: Sequence[str | None], cwds: Sequence[Path]) -> Found:
+    """For ``bun [run] FILE``: the node_modules folders above the file it runs (s295: bun, as
+    node does, finds a package the script requires by a bare name from the script's own folder
+    up, not only from the folder the line runs in), and those of ``NODE_PATH`` (``below``)."""
+    name = bun_commands.run_name(tuple(argv))
+    if name is None:
+        return Found(unknown=True)
+    if not name:
+        return Found()
+    starts = dict.fromkeys(p.parent for c in cwds for p in _both(c / name))
+    found = Found(below=[f / table.NODE_MODULES for start in starts for f in (start, *start.parents)])
     found.below += [p for c in cwds for entry in line_environment.get("NODE_PATH").split(os.pathsep) if entry
                     for p in _both(c / entry)]
     return found

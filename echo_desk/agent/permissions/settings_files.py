@@ -231,18 +231,20 @@ def _javascript_places(program: str, argv: Sequence[str | None], cwds: Sequence[
                        home: Path | None) -> list[Place]:
     """The modules node may load by a bare name, the Prettier settings bun fmt runs and the
     templates bun create copies (``javascript_lookups``); one only known when it runs: any file."""
+    modules = ("x", *(f"x{s}" for s in table.NODE_CODE))
     if program == "node":
         found = javascript_lookups.node_module_folders(argv, cwds, home)
-        modules = ("x", *(f"x{s}" for s in table.NODE_CODE))
         return [ANY_FILE] if found.unknown else [Place(f, modules, below=True, suffixes=table.NODE_CODE)
                                                   for f in found.below]
     if program != "bun":
         return []
     settings = javascript_lookups.prettier_folders(argv, cwds)
     templates = javascript_lookups.bun_create_templates(argv, cwds, home)
-    if settings.unknown:
+    run = javascript_lookups.bun_module_folders(argv, cwds)
+    if settings.unknown or run.unknown:
         return [ANY_FILE]
-    return [*(Place(f, javascript_lookups.PRETTIER_CODE) for f in settings.here),
+    return [*(Place(f, modules, below=True, suffixes=table.NODE_CODE) for f in run.below),
+            *(Place(f, javascript_lookups.PRETTIER_CODE) for f in settings.here),
             *(Place(f, javascript_lookups.PRETTIER_CODE, below=True) for f in settings.below),
             *(Place(f, ("file",), below=True, suffixes=("",)) for f in templates.below)]
 

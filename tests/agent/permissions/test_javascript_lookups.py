@@ -12,7 +12,12 @@ from pathlib import Path
 import pytest
 
 from echo_desk.agent.permissions import Effect, line_environment, script_words
-from echo_desk.agent.permissions.javascript_lookups import Found, bun_create_templates, node_module_folders
+from echo_desk.agent.permissions.javascript_lookups import (
+    Found,
+    bun_create_templates,
+    bun_module_folders,
+    node_module_folders,
+)
 
 from .conftest import Setup
 from .engine_verdicts import effect_under, rule_text, writes_allowed
@@ -141,3 +146,27 @@ def test_bun_create_takes_templates_from_the_folder_it_runs_in_the_home_folder_a
     assert set(found.below) == {tmp_path / "app" / ".bun-create", tmp_path / "home" / ".bun-create",
                                 tmp_path / "app" / "t"}
     assert bun_create_templates(("bun", "run", "create"), [tmp_path], tmp_path / "home") == Found()
+
+
+BUN_SCRIPT = rule_text("[bun tools/greet.js|bun run tools/greet.js|cd] **") + NO_SETTINGS
+
+
+@pytest.mark.parametrize("line", ["bun tools/greet.js", "bun run tools/greet.js", "bun tools/greet.js --loud"])
+def test_a_module_bun_may_load_from_beside_the_script_it_runs_asks(setup: Setup, greeting: Path, line: str) -> None:
+    # (s295: bun 1.4.5 ran tools/node_modules/greeting/index.js for `bun tools/greet.js` run in
+    # the workspace, a folder below the one the line runs in)
+    rules = BUN_SCRIPT + writes_allowed("@workspace/tools/node_modules/**")
+    assert effect_under(setup, rules, line) is not Effect.ALLOW
+
+
+def test_bun_running_a_script_where_the_agent_may_write_no_module_stays_allowed(setup: Setup, greeting: Path) -> None:
+    rules = BUN_SCRIPT + writes_allowed("@workspace/out/**", "@workspace/tools/node_modules/**/*.log")
+    assert effect_under(setup, rules, "bun tools/greet.js") is Effect.ALLOW
+
+
+def test_bun_searches_node_modules_from_the_folder_of_the_file_it_runs(tmp_path: Path) -> None:
+    found = bun_module_folders(("bun", "--cwd", "app", "run", "../tools/greet.js", "--x"), [tmp_path / "src"])
+    assert {tmp_path / "src" / "tools" / "node_modules", tmp_path / "src" / "node_modules",
+            tmp_path / "node_modules"} <= set(found.below)
+    assert bun_module_folders(("bun", "install"), [tmp_path]) == Found()
+    assert bun_module_folders(("bun", None), [tmp_path]).unknown
