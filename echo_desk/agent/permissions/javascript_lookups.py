@@ -30,13 +30,16 @@ from echo_desk.agent.permissions import bun_commands, line_environment
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.options import read_options
 
-__all__ = ["PRETTIER_CODE", "Found", "bun_create_templates", "bun_module_folders", "node_module_folders",
-           "prettier_folders"]
+__all__ = ["PRETTIER_CODE", "TEST_CODE", "Found", "bun_create_templates", "bun_module_folders", "node_module_folders",
+           "node_test_files", "prettier_folders"]
 
 #: The Prettier settings files that are modules (Prettier 3's names), and package.json, whose
 #: ``prettier`` may name one (``"prettier": "./cfg.js"`` ran cfg.js under bun fmt).
 PRETTIER_CODE = (*(f"{stem}.{suffix}" for stem in ("prettier.config", ".prettierrc")
                    for suffix in ("js", "cjs", "mjs", "ts", "mts", "cts")), "package.json")
+#: The files node's test runner may run from a folder it searches (node 20 runs ``.js``, ``.cjs``
+#: and ``.mjs`` files of its test patterns; later nodes TypeScript too): every one counts.
+TEST_CODE = (".js", ".cjs", ".mjs", ".ts", ".mts", ".cts")
 #: The folders node searches after the node_modules above the script (node's GLOBAL_FOLDERS).
 _NODE_USER_FOLDERS = (".node_modules", ".node_libraries")
 _TEMPLATES = ".bun-create"
@@ -66,6 +69,26 @@ def node_module_folders(argv: Sequence[str | None], cwds: Sequence[Path], home: 
     found.below += [home / name for name in _NODE_USER_FOLDERS] if home is not None else []
     found.below += [p for c in cwds for entry in line_environment.get("NODE_PATH").split(os.pathsep) if entry
                     for p in _both(c / entry)]
+    return found
+
+
+def node_test_files(argv: Sequence[str | None], cwds: Sequence[Path]) -> Found:
+    """For ``node --test [PATH…]``: where it finds the test files it runs (s295, node 20): with no
+    path, below the folder the line runs in; below each folder named (``below``: every file of
+    node's test patterns there, ``*.test.js``, ``test-*.mjs``, ``test/**/*.cjs``…, each run as
+    code); a file named is run as it is (its folder in ``here``, the file by name)."""
+    parsed = read_options(argv[1:], table.NODE)
+    if not any(s.option is not None and "--test" in s.option.names for s in parsed.seen):
+        return Found()
+    words = list(argv[1 + parsed.rest:]) if parsed.rest is not None else []
+    if parsed.dynamic or None in words:
+        return Found(unknown=True)
+    found = Found()
+    for path in (p for c in cwds for word in (words or ["."]) if word for p in _both(c / word)):
+        if path.is_dir() or not path.exists():
+            found.below.append(path)
+        if not path.is_dir():
+            found.here.append(path)
     return found
 
 

@@ -234,8 +234,12 @@ def _javascript_places(program: str, argv: Sequence[str | None], cwds: Sequence[
     modules = ("x", *(f"x{s}" for s in table.NODE_CODE))
     if program == "node":
         found = javascript_lookups.node_module_folders(argv, cwds, home)
-        return [ANY_FILE] if found.unknown else [Place(f, modules, below=True, suffixes=table.NODE_CODE)
-                                                  for f in found.below]
+        tests = javascript_lookups.node_test_files(argv, cwds)
+        if found.unknown or tests.unknown:
+            return [ANY_FILE]
+        return [*(Place(f, modules, below=True, suffixes=table.NODE_CODE) for f in found.below),
+                *(Place(f, ("x.js",), below=True, suffixes=javascript_lookups.TEST_CODE) for f in tests.below),
+                *(Place(f.parent, (f.name,)) for f in tests.here)]
     if program != "bun":
         return []
     settings = javascript_lookups.prettier_folders(argv, cwds)

@@ -17,6 +17,7 @@ from echo_desk.agent.permissions.javascript_lookups import (
     bun_create_templates,
     bun_module_folders,
     node_module_folders,
+    node_test_files,
 )
 
 from .conftest import Setup
@@ -170,3 +171,39 @@ def test_bun_searches_node_modules_from_the_folder_of_the_file_it_runs(tmp_path:
             tmp_path / "node_modules"} <= set(found.below)
     assert bun_module_folders(("bun", "install"), [tmp_path]) == Found()
     assert bun_module_folders(("bun", None), [tmp_path]).unknown
+
+
+NODE_TEST = rule_text("[node --test|cd] **")
+
+
+@pytest.mark.parametrize(("written", "line"), [
+    ("@workspace/src/**", "node --test ."),  # (src/a.test.js: node 20 ran it, s295)
+    ("@workspace/out/deep/*.js", "node --test ."),
+    ("@workspace/test/*.mjs", "node --test --test-only ."),
+    ("@workspace/out/**", "node --test out/"),
+    ("@workspace/out/**", "node --test out"),
+    ("@workspace/out/**", "cd out && node --test ."),
+    ("@workspace/out/x.test.js", "node --test out/x.test.js"),
+])
+def test_a_test_file_node_may_find_that_the_agent_may_write_asks(setup: Setup, written: str, line: str) -> None:
+    (setup.workspace / "out").mkdir(exist_ok=True)
+    assert effect_under(setup, NODE_TEST + writes_allowed(written), line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("written", "line"), [
+    ("@workspace/out/**", "node --test src/"),
+    ("@workspace/**/*.log", "node --test ."),
+    ("@workspace/out/**", "node --test src/a.test.js"),
+])
+def test_node_test_where_the_agent_may_write_no_test_file_stays_allowed(setup: Setup, written: str, line: str) -> None:
+    (setup.workspace / "src").mkdir(exist_ok=True)
+    assert effect_under(setup, NODE_TEST + writes_allowed(written), line) is Effect.ALLOW
+
+
+def test_node_test_searches_the_folder_it_runs_in_or_the_folders_named(tmp_path: Path) -> None:
+    (tmp_path / "out").mkdir()
+    assert node_test_files(("node", "--test"), [tmp_path]).below == [tmp_path]
+    assert node_test_files(("node", "--test", "out/", "a.test.js"), [tmp_path]) == Found(
+        here=[tmp_path / "a.test.js"], below=[tmp_path / "out", tmp_path / "a.test.js"])
+    assert node_test_files(("node", "tools/greet.js"), [tmp_path]) == Found()
+    assert node_test_files(("node", "--test", None), [tmp_path]).unknown
