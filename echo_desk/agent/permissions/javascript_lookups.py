@@ -21,6 +21,7 @@ node_modules, is not followed: what the script itself does is its business.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,8 +31,8 @@ from echo_desk.agent.permissions import bun_commands, line_environment
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.options import read_options
 
-__all__ = ["PRETTIER_CODE", "TEST_CODE", "Found", "bun_create_templates", "bun_module_folders", "node_module_folders",
-           "node_test_files", "prettier_folders"]
+__all__ = ["DENO_SETTINGS", "PRETTIER_CODE", "TEST_CODE", "Found", "bun_create_templates", "bun_module_folders",
+           "deno_places", "node_module_folders", "node_test_files", "prettier_folders"]
 
 #: The Prettier settings files that are modules (Prettier 3's names), and package.json, whose
 #: ``prettier`` may name one (``"prettier": "./cfg.js"`` ran cfg.js under bun fmt).
@@ -43,6 +44,11 @@ TEST_CODE = (".js", ".cjs", ".mjs", ".ts", ".mts", ".cts")
 #: The folders node searches after the node_modules above the script (node's GLOBAL_FOLDERS).
 _NODE_USER_FOLDERS = (".node_modules", ".node_libraries")
 _TEMPLATES = ".bun-create"
+#: The files deno finds from the folder it runs in and those above: its settings (which map
+#: imports to any file and hold its tasks) and package.json (which makes it load node_modules).
+DENO_SETTINGS = ("deno.json", "deno.jsonc", "package.json")
+#: deno's options naming a settings file or an import map (``-c cfg.json``, ``--import-map=m.json``).
+_DENO_FILE_OPTIONS = ("-c", "--config", "--import-map")
 
 
 @dataclass
@@ -52,6 +58,8 @@ class Found:
     here: list[Path] = field(default_factory=list)
     below: list[Path] = field(default_factory=list)
     unknown: bool = False
+    #: Files that count themselves (the settings file an option names).
+    files: list[Path] = field(default_factory=list)
 
 
 def node_module_folders(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> Found:
@@ -105,6 +113,29 @@ def bun_module_folders(argv: Sequence[str | None], cwds: Sequence[Path]) -> Foun
     found = Found(below=[f / table.NODE_MODULES for start in starts for f in (start, *start.parents)])
     found.below += [p for c in cwds for entry in line_environment.get("NODE_PATH").split(os.pathsep) if entry
                     for p in _both(c / entry)]
+    return found
+
+
+def deno_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | None) -> Found:
+    """For any deno command (s295, deno 2.9): the folders whose deno.json, deno.jsonc and
+    package.json it may read (``here``: the folder the line runs in, each folder a word of the
+    line names and those above them), the node_modules above them and the module cache
+    (``below``), and the files its ``--config`` and ``--import-map`` name (``files``). deno's
+    options are not read here: every word counts as a path, more folders, never fewer."""
+    if any(word is None for word in argv[1:]):
+        return Found(unknown=True)
+    words = [w for w in argv[1:] if w]
+    paths = [w.partition("=")[2] for w in words if w.startswith(("--config=", "--import-map="))]
+    # (-cFILE, -c=FILE; a group of short options ending in c counts as a file too: more, never fewer)
+    paths += [w[2:].lstrip("=") for w in words if w.startswith("-c") and len(w) > 2]
+    paths += [after for before, after in itertools.pairwise(words) if before in _DENO_FILE_OPTIONS]
+    starts = list(cwds) + [p.parent for c in cwds for w in words if not w.startswith("-") for p in _both(c / w)]
+    folders = list(dict.fromkeys(f for start in starts for f in (start, *start.parents)))
+    found = Found(here=folders, below=[f / table.NODE_MODULES for f in folders])
+    found.files = [p for c in cwds for w in paths if w for p in _both(c / w)]
+    cache = line_environment.get("DENO_DIR")
+    found.below += [p for c in cwds for p in _both(c / cache)] if cache else []
+    found.below += [home / ".cache" / "deno"] if home is not None else []
     return found
 
 

@@ -240,6 +240,12 @@ def _javascript_places(program: str, argv: Sequence[str | None], cwds: Sequence[
         return [*(Place(f, modules, below=True, suffixes=table.NODE_CODE) for f in found.below),
                 *(Place(f, ("x.js",), below=True, suffixes=javascript_lookups.TEST_CODE) for f in tests.below),
                 *(Place(f.parent, (f.name,)) for f in tests.here)]
+    if program == "deno":
+        deno = javascript_lookups.deno_places(argv, cwds, home)
+        return [ANY_FILE] if deno.unknown else [
+            *(Place(f, javascript_lookups.DENO_SETTINGS) for f in deno.here),
+            *(Place(f, modules, below=True, suffixes=table.NODE_CODE) for f in deno.below),
+            *(Place(f.parent, (f.name,)) for f in deno.files)]
     if program != "bun":
         return []
     settings = javascript_lookups.prettier_folders(argv, cwds)

@@ -16,6 +16,7 @@ from echo_desk.agent.permissions.javascript_lookups import (
     Found,
     bun_create_templates,
     bun_module_folders,
+    deno_places,
     node_module_folders,
     node_test_files,
 )
@@ -207,3 +208,34 @@ def test_node_test_searches_the_folder_it_runs_in_or_the_folders_named(tmp_path:
         here=[tmp_path / "a.test.js"], below=[tmp_path / "out", tmp_path / "a.test.js"])
     assert node_test_files(("node", "tools/greet.js"), [tmp_path]) == Found()
     assert node_test_files(("node", "--test", None), [tmp_path]).unknown
+
+
+DENO = rule_text("[deno|cd] **")
+
+
+@pytest.mark.parametrize(("written", "line"), [
+    ("@workspace/node_modules/**", "deno run -A src/x.js"),  # (s295: deno 2.9 ran greeting/index.js)
+    ("@workspace/deno.json", "deno run -A src/x.js"),  # (its imports map "greeting" to any file)
+    ("@workspace/src/deno.jsonc", "deno run -A src/x.js"),
+    ("@workspace/package.json", "deno task test"),
+    ("@workspace/out/**", "deno run -A -c out/cfg.json src/x.js"),
+    ("@workspace/out/**", "deno run -A --import-map=out/m.json src/x.js"),
+    ("~/.cache/deno/**", "deno run -A src/x.js"),
+])
+def test_what_deno_may_load_that_the_agent_may_write_asks(setup: Setup, written: str, line: str) -> None:
+    (setup.workspace / "src").mkdir(exist_ok=True)
+    assert effect_under(setup, DENO + writes_allowed(written), line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("written", ["@workspace/out/**", "@workspace/**/*.log"])
+def test_deno_where_the_agent_may_write_nothing_it_loads_stays_allowed(setup: Setup, written: str) -> None:
+    (setup.workspace / "src").mkdir(exist_ok=True)
+    assert effect_under(setup, DENO + writes_allowed(written), "deno run -A src/x.js") is Effect.ALLOW
+
+
+def test_deno_reads_settings_from_every_folder_a_word_names_and_above(tmp_path: Path) -> None:
+    found = deno_places(("deno", "run", "-cout/c.json", "app/x.ts"), [tmp_path / "w"], tmp_path / "home")
+    assert {tmp_path / "w", tmp_path / "w" / "app", tmp_path} <= set(found.here)
+    assert {tmp_path / "w" / "app" / "node_modules", tmp_path / "home" / ".cache" / "deno"} <= set(found.below)
+    assert tmp_path / "w" / "out" / "c.json" in found.files
+    assert deno_places(("deno", "run", None), [tmp_path], None).unknown
