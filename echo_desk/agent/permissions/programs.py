@@ -50,6 +50,7 @@ from echo_desk.agent.permissions.build_tools import (
 )
 from echo_desk.agent.permissions.bun_commands import bun_reading, bunx_reading
 from echo_desk.agent.permissions.cmake_modes import cmake_reading
+from echo_desk.agent.permissions.deno_options import deno_reading
 from echo_desk.agent.permissions.download_reads import NETRC, curl_value_reads, file_url_path, upload_globbed
 from echo_desk.agent.permissions.downloads import curl_output, wget_written
 from echo_desk.agent.permissions.git_reading import git_reading
@@ -855,7 +856,7 @@ _READERS: dict[str, Callable[[Argv, str], Reading]] = {
     "perl": interpreter(table.PERL, frozenset({"-e", "-E"}), magic_open=True),
     "ruby": interpreter(table.RUBY, frozenset({"-e"})),
     "npx": lambda argv, program: wrapper_reading(argv, program, Wrapper(RUNNER_OPTIONS)),
-    "bun": bun_reading, "bunx": bunx_reading,
+    "bun": bun_reading, "bunx": bunx_reading, "deno": deno_reading,
     **{name: runner(subs, table.NPM if name in PACKAGE_MANAGERS else OptionSet((), strict=False))
        for name, subs in RUNNERS.items()},
     "yarn": _yarn, "hg": _hg, "gdb": _gdb, "rustup": rustup_reading, "tox": tox_reading, "just": just_reading,

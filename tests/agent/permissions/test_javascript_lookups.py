@@ -239,3 +239,11 @@ def test_deno_reads_settings_from_every_folder_a_word_names_and_above(tmp_path: 
     assert {tmp_path / "w" / "app" / "node_modules", tmp_path / "home" / ".cache" / "deno"} <= set(found.below)
     assert tmp_path / "w" / "out" / "c.json" in found.files
     assert deno_places(("deno", "run", None), [tmp_path], None).unknown
+
+
+@pytest.mark.parametrize("line", ["deno run -A --preload ./out/x.js a.js", "deno run -A --require=out/x.js a.js",
+                                  "deno eval 'Deno.exit()'", "deno run --env-file=out/.env a.js"])
+def test_deno_code_given_on_the_line_is_covered_only_by_naming_it(setup: Setup, line: str) -> None:
+    # (s295: deno 2.9.6 ran out/x.js given to --preload, and the code deno eval was given)
+    assert effect_under(setup, DENO, line) is not Effect.ALLOW
+    assert effect_under(setup, DENO, "deno run -A a.js") is Effect.ALLOW
