@@ -215,7 +215,9 @@ class Dispatcher:
         if first is None:
             call.on_status(ToolStatus.RUNNING)
             call.record.ran = True
-            begin(self.audit, call.record)  # while the handler runs
+            # While the handler runs: an offloaded one's (on this loop) once it first waits, as
+            # the next turn of the loop would, without that turn.
+            call.at_first_wait = begin(self.audit, call.record, at_first_wait=call.entry.offloaded)
             try:
                 call.kept = await undo.before(call.ctx) if undo else {}
             except ToolError as refused:  # Revert's copy could not be kept: nothing is changed
