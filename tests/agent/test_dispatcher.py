@@ -495,3 +495,15 @@ async def test_an_offloaded_calls_record_is_begun_in_the_step_where_its_handler_
         for varying in ("id", "at", "call_id", "duration_ms"):
             row.pop(varying)
     assert rows["begun"] == rows["whole"]
+
+
+def test_a_call_id_is_24_hex_digits_of_the_systems_random_bytes(monkeypatch) -> None:
+    import os
+    import re
+
+    from echo_desk.agent.dispatcher import new_call_id
+
+    made = {new_call_id() for _ in range(2000)}
+    assert len(made) == 2000 and all(re.fullmatch(r"call_[0-9a-f]{24}", made_id) for made_id in made)
+    monkeypatch.setattr(os, "urandom", lambda n: bytes(range(250, 250 - n, -1)))
+    assert new_call_id() == "call_" + bytes(range(250, 238, -1)).hex()
