@@ -42,7 +42,7 @@ from pathlib import Path
 
 from echo_desk.agent.permissions import line_environment, programs
 
-__all__ = ["recorded", "written"]
+__all__ = ["DESTDIR", "destination_variables", "recorded", "written"]
 
 #: A record file larger than this is not read (the line asks).
 _LIMIT = 1024 * 1024
@@ -71,6 +71,24 @@ _CMAKE_PREFIX_USE = "${CMAKE_INSTALL_PREFIX}"
 _PREFIX_NAMED = "--prefix"
 
 
+#: The variable of the environment an install step puts every install folder below.
+DESTDIR = "DESTDIR"
+
+
+def destination_variables(argv: Sequence[str | None]) -> frozenset[str]:
+    """The variables of the environment the install step ``argv`` takes only as the folder it
+    writes below (``DESTDIR``: it read no file there, s293), which ``written`` joins to the
+    recorded folders for the write rules to judge. None for a command that is no install step
+    of a build folder, one giving its own (make's ``DESTDIR=…``), or ``cmake --install --prefix``
+    (where the prefix it names goes below DESTDIR, not joined here: the variable still asks)."""
+    if not argv or argv[0] is None:
+        return frozenset()
+    step = _install_step(programs.name_of(argv[0]) or "", list(argv[1:]))
+    if step is None or step[0] is None or step[2] is not None or _PREFIX_NAMED in step[1]:
+        return frozenset()
+    return frozenset({DESTDIR})
+
+
 def written(argv: Sequence[str | None], cwds: Sequence[Path]) -> list[str | None]:
     """The folders the install step ``argv`` (run from each of ``cwds``) writes below, where its
     build folder records them; ``[None]`` where that is not known here, ``[]`` for a command
@@ -84,7 +102,7 @@ def written(argv: Sequence[str | None], cwds: Sequence[Path]) -> list[str | None
     if build is None or build.startswith("~") or not cwds:
         return [None]
     if destdir is None:
-        destdir = line_environment.get("DESTDIR")
+        destdir = line_environment.get(DESTDIR)
     if destdir.startswith("~"):
         return [None]  # (bash expands a leading ~ after `=` in some words, dash in none)
     found: list[str | None] = []

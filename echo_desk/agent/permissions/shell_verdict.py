@@ -34,6 +34,7 @@ from echo_desk.agent.permissions import (
     git_repositories,
     git_whole_reads,
     git_worktree_updates,
+    install_records,
     line_changes,
     line_environment,
     listed_files,
@@ -1659,9 +1660,13 @@ def _loose_variables(values: tuple[str | None, ...], read: set[str], has_setting
     program = programs.name_of(values[0]) or ""
     if not has_settings and program not in settings_commands.COMMANDS:
         return False
+    # (an install step's DESTDIR names where it writes, which the write rules judge: install_records)
+    destinations = install_records.destination_variables(values)
     for name, value in given.values.items():
         if value is None or ((name in INERT_ASSIGNMENTS or reads_as_data(program, name)) and inert_value(value)):
             continue  # (unset: the program looks where it would without it, which counts already)
+        if name in destinations:
+            continue
         if name not in read or not _absolute_paths(value):
             return True
     return False
