@@ -19,7 +19,10 @@ configured for ``~/.local``, each step below created ~/.local/share/d.txt):
 ``DESTDIR`` (the line's environment; for make a variable on the line too) puts every one of
 them below it, as each of these programs does: ``env DESTDIR=~/x ninja -C b install`` wrote
 ~/x/<prefix>/share/d.txt. Setting ``CMAKE_INSTALL_PREFIX`` in the environment changes nothing
-(cmake --install wrote below the recorded prefix).
+(cmake --install wrote below the recorded prefix). The install read no file below DESTDIR (a
+CMakeLists.txt, cmake_install.cmake, build.ninja and Makefile planted there were not opened:
+s293), so the DESTDIR the environment gives an install step (``destination_variables``) names
+only where it writes, which the write rules judge.
 
 A build folder whose record the engine cannot read (missing, not a form known here, too big, a
 folder or destination named by a variable it does not resolve) makes the line ask (``None``), as
