@@ -693,8 +693,10 @@ def _written_only_values(program: str, words: Sequence[str | None]) -> set[int]:
     """Where among ``words`` the values of ``_WRITTEN_ONLY``'s options are (a word only known
     when the line runs in front of it may be any option: none then; the word after the mode is
     the build folder, read)."""
-    options = _WRITTEN_ONLY.get((program, words[0] if words else None))
-    if options is None or None in words:
+    if not words or None in words:
+        return set()
+    options = _WRITTEN_ONLY.get((program, words[0] or ""))
+    if options is None:
         return set()
     return {k + 1 for k, word in enumerate(words[:-1]) if k >= 2 and word in options}
 
