@@ -1659,8 +1659,9 @@ def _loose_variables(values: tuple[str | None, ...], read: set[str], has_setting
     program = programs.name_of(values[0]) or ""
     if not has_settings and program not in settings_commands.COMMANDS:
         return False
+    named = (program, *values[1:])
     for name, value in given.values.items():
-        if value is None or ((name in INERT_ASSIGNMENTS or reads_as_data(program, name)) and inert_value(value)):
+        if value is None or ((name in INERT_ASSIGNMENTS or reads_as_data(named, name)) and inert_value(value)):
             continue  # (unset: the program looks where it would without it, which counts already)
         if name not in read or not _absolute_paths(value):
             return True

@@ -62,7 +62,7 @@ def env_reading(argv: Argv, program: str) -> Reading:
         assigned.append(word)
         given.append((name, value))
         start += 1
-    runs = argv[start] if start < len(argv) else None
+    runs = argv[start:]
     for word in assigned:
         name, _, value = word.partition("=")
         if not inert_value(value) or (name not in INERT_ASSIGNMENTS and not reads_as_data(runs, name)):
