@@ -38,6 +38,8 @@ def _in_out(setup: Setup, rules: str, line: str) -> Effect | None:
     return setup.engine.check_command(line, workspace=setup.workspace, cwd=setup.workspace / "out").effect
 
 
+# (out/.git is the agent's to write here, which made these ask before s296 too: they keep the
+# worktree tops counting every .git on the way)
 @pytest.mark.parametrize("line", ["git reset -q --hard", "git checkout -f main", "git stash"])
 def test_a_command_updating_the_worktree_from_a_planted_folder_asks(planted: Setup, line: str) -> None:
     assert _in_out(planted, RULES, line) is not Effect.ALLOW
