@@ -176,3 +176,44 @@ def test_the_body_shows_a_frame_in_the_accent_colour_while_it_has_the_focus(qtbo
         qtbot.waitUntil(lambda: left_edge() != accent)
     finally:
         theme.apply_theme("light")
+
+
+def _spawn_request(qloop, runtime, scope) -> ApprovalRequest:
+    """The request a sub-agent's start asks, as the engine builds it (answered No)."""
+    from tests.ui.chat.test_subagents_ui import Children, _delegate, _host
+
+    runtime.enable_delegation(Children())
+    host = _host(runtime)
+
+    async def asked() -> ApprovalRequest:
+        opened = next_emission(host.dialog_opened)
+        task = asyncio.ensure_future(runtime.dispatcher.execute_tool(
+            _delegate(tools=["read_note"], read_only=True), scope, host))
+        dialog = await within(opened)
+        dialog.deny.click()
+        await within(task)
+        return dialog.request
+
+    return qloop.run_until_complete(asked())
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_alt_w_in_the_sub_agent_dialog_goes_to_what_the_agent_asked_for(
+        qtbot, qloop, runtime, scope, language: str) -> None:
+    request = _spawn_request(qloop, runtime, scope)
+    assert request.spawn is not None
+    i18n_qt.apply_language(language)
+    dialog = ApprovalDialog(request)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    caption = dialog.arguments_caption.text()
+    assert caption == ("智能体请求的内容(&W)" if language == "zh_CN" else "&What the agent asked for")
+    keys = _alt_keys(dialog)
+    assert [(letter, what) for letter, what, _text in keys if letter == "w"] == [("w", "caption")]
+    assert _shared(keys) == []
+    dialog.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog)
+    assert not dialog.arguments.hasFocus()
+    QTest.keyClick(dialog, Qt.Key.Key_W, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(dialog.arguments.hasFocus)
