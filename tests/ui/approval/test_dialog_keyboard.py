@@ -217,3 +217,47 @@ def test_alt_w_in_the_sub_agent_dialog_goes_to_what_the_agent_asked_for(
     assert not dialog.arguments.hasFocus()
     QTest.keyClick(dialog, Qt.Key.Key_W, Qt.KeyboardModifier.AltModifier)
     qtbot.waitUntil(dialog.arguments.hasFocus)
+
+
+def _contrast(one: QColor, other: QColor) -> float:
+    """The WCAG contrast ratio of two colours (1: the same light, 21: black on white)."""
+    def luminance(colour: QColor) -> float:
+        channels = [c / 255 for c in (colour.red(), colour.green(), colour.blue())]
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    light, dark = sorted((luminance(one), luminance(other)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+@pytest.mark.parametrize("choice", ["light", "dark"])
+def test_the_targets_and_arguments_boxes_have_an_edge_that_shows_in_both_themes(
+        qtbot, choice: str, language: str) -> None:
+    """Qt draws the edge from the window colour, which all but vanished on the dark base: the
+    boxes draw their own, as wide as Qt's, and the accent colour while they have the focus."""
+    palette = theme.apply_theme(choice)
+    i18n_qt.apply_language(language)
+    try:
+        dialog = ApprovalDialog(_edit_request(targets=3))
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        dialog.activateWindow()
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog)
+        from PySide6.QtWidgets import QPlainTextEdit
+
+        plain = QPlainTextEdit()
+        qtbot.addWidget(plain)
+        for box in (dialog.targets, dialog.arguments):
+            assert box.frameWidth() == plain.frameWidth()  # nothing inside moves
+            image = box.grab().toImage()
+            middle = box.height() // 2
+            edge, inside = image.pixelColor(0, middle), image.pixelColor(4, middle)
+            assert inside == QColor(palette.base)
+            assert _contrast(edge, inside) >= 1.8 and _contrast(edge, QColor(palette.window)) >= 1.8, (
+                box.accessibleName(), edge.name())
+            box.setFocus(Qt.FocusReason.TabFocusReason)
+            qtbot.waitUntil(lambda box=box, middle=middle: box.grab().toImage().pixelColor(0, middle) == QColor(palette.accent))
+    finally:
+        theme.apply_theme("light")
