@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAccessible, QColor, QKeySequence, QShortcut
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QTabBar
+from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QTabBar, QWidget
 
 from echo_desk.agent.host import ApprovalChoice, ApprovalRequest
 from echo_desk.agent.model import ToolCall
@@ -232,10 +232,13 @@ def _contrast(one: QColor, other: QColor) -> float:
 
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
 @pytest.mark.parametrize("choice", ["light", "dark"])
-def test_the_targets_and_arguments_boxes_have_an_edge_that_shows_in_both_themes(
+def test_the_dialogs_text_boxes_have_an_edge_that_shows_in_both_themes(
         qtbot, choice: str, language: str) -> None:
-    """Qt draws the edge from the window colour, which all but vanished on the dark base: the
-    boxes draw their own, as wide as Qt's, and the accent colour while they have the focus."""
+    """Qt draws the edge of Targets, Arguments and the message from the window colour, which all
+    but vanished on the dark base: they draw their own, as wide as Qt's (nothing moves), in the
+    accent colour while they have the focus."""
+    from PySide6.QtWidgets import QLineEdit, QPlainTextEdit
+
     palette = theme.apply_theme(choice)
     i18n_qt.apply_language(language)
     try:
@@ -245,19 +248,22 @@ def test_the_targets_and_arguments_boxes_have_an_edge_that_shows_in_both_themes(
         qtbot.waitExposed(dialog)
         dialog.activateWindow()
         qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog)
-        from PySide6.QtWidgets import QPlainTextEdit
-
-        plain = QPlainTextEdit()
-        qtbot.addWidget(plain)
-        for box in (dialog.targets, dialog.arguments):
-            assert box.frameWidth() == plain.frameWidth()  # nothing inside moves
-            image = box.grab().toImage()
+        plain_box, plain_line = QPlainTextEdit(), QLineEdit()
+        for widget in (plain_box, plain_line):
+            qtbot.addWidget(widget)
+        assert dialog.targets.frameWidth() == dialog.arguments.frameWidth() == plain_box.frameWidth()
+        assert dialog.message.height() == plain_line.sizeHint().height()
+        for box in (dialog.targets, dialog.arguments, dialog.message):
             middle = box.height() // 2
-            edge, inside = image.pixelColor(0, middle), image.pixelColor(4, middle)
+
+            def edge(box: QWidget = box, middle: int = middle) -> QColor:
+                return box.grab().toImage().pixelColor(0, middle)
+
+            inside = box.grab().toImage().pixelColor(box.width() // 2, 2)
             assert inside == QColor(palette.base)
-            assert _contrast(edge, inside) >= 1.8 and _contrast(edge, QColor(palette.window)) >= 1.8, (
-                box.accessibleName(), edge.name())
+            assert _contrast(edge(), inside) >= 1.8 and _contrast(edge(), QColor(palette.window)) >= 1.8, (
+                box.accessibleName(), edge().name())
             box.setFocus(Qt.FocusReason.TabFocusReason)
-            qtbot.waitUntil(lambda box=box, middle=middle: box.grab().toImage().pixelColor(0, middle) == QColor(palette.accent))
+            qtbot.waitUntil(lambda edge=edge: edge() == QColor(palette.accent))
     finally:
         theme.apply_theme("light")
