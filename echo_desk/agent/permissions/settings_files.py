@@ -999,7 +999,7 @@ def _git_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | N
             found += _submodules([named.root], names, index_changes, named.git_dir)
             repositories.append((named.root, named.git_dir))
     else:
-        roots = [r for s in where.starts if (r := git_index.repository_root(s)) is not None]
+        roots = [r for s in where.starts for r in git_index.repository_roots(s)]
         found += _submodules(roots, names, index_changes)
         for root in dict.fromkeys(roots):
             git_dir = git_index.git_dir_of(root)
