@@ -123,11 +123,12 @@ def test_the_trace_sees_every_kind_of_write_where_it_happened() -> None:
            '10 unlinkat(3</ws/d>, "f", 0 <unfinished ...>\n'
            '9 <... openat resumed>) = 3</usr/lib/locale/C.utf8/LC_CTYPE>\n'
            '10 <... unlinkat resumed>) = 0\n'
+           '10 mkdir("p", 0777) = 0\n'
            '9 mkdir("q", 0777) = 0\n'
            '11 mkdir("r", 0777) = 0\n')
     written = files_written(log, Path("/start"))
-    assert written == ["/top/w.txt", "/dev/null", "/ws/x", "/y", "/ws/up", "/ws/d/f", "/top/q", "/start/r"]
-    assert not_allowed(written, Path("/ws")) == ["/top/w.txt", "/y", "/top/q", "/start/r"]
+    assert written == ["/top/w.txt", "/dev/null", "/ws/x", "/y", "/ws/up", "/ws/d/f", "/start/p", "/top/q", "/start/r"]
+    assert not_allowed(written, Path("/ws")) == ["/top/w.txt", "/y", "/start/p", "/top/q", "/start/r"]
 
 
 def test_the_write_check_sees_a_line_write_outside_the_workspace(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ _CALL = re.compile(r"^(\d+)\s+(\w+)\((.*)\)\s+= (\S+)(.*)$")
 _UNFINISHED = re.compile(r"^(\d+)\s+(.*) <unfinished \.\.\.>$")
 _RESUMED = re.compile(r"^(\d+)\s+<\.\.\. \w+ resumed>(.*)$")
 #: An argument: a quoted string (a path) or a descriptor with its file (``3</a/b>``, ``AT_FDCWD</a>``).
-_ARGUMENT = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|\w+<([^>]*)>|[^,]+)')
+_ARGUMENT = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|(\w+)<([^>]*)>|[^,]+)')
 #: Where writing stores nothing: the null device, the terminal, the process's own descriptors.
 _SINKS = re.compile(r"^(?:/dev/(?:null|tty|stdout|stderr|fd/\d+)|/proc/self/fd/\d+|/proc/\d+/fd/\d+|pipe:.*|socket:.*)$")
 
@@ -29,7 +29,8 @@ _SINKS = re.compile(r"^(?:/dev/(?:null|tty|stdout|stderr|fd/\d+)|/proc/self/fd/\
 @dataclass(frozen=True)
 class Call:
     """One call of the log: its arguments are strings (``path``), descriptors with their file
-    (``file``) or anything else (``raw``: flags, numbers)."""
+    (``file``; ``cwd`` for ``AT_FDCWD``, the folder the process is in) or anything else (``raw``:
+    flags, numbers)."""
 
     pid: str
     name: str
@@ -58,8 +59,8 @@ def _arguments(text: str) -> list[tuple[str, str]]:
     for m in _ARGUMENT.finditer(text):
         if m.group(1) is not None:
             found.append(("path", _unescaped(m.group(1))))
-        elif m.group(2) is not None:
-            found.append(("file", _unescaped(m.group(2))))
+        elif m.group(3) is not None:
+            found.append(("cwd" if m.group(2) == "AT_FDCWD" else "file", _unescaped(m.group(3))))
         elif m.group(0).strip():
             found.append(("raw", m.group(0).strip()))
     return found
@@ -81,7 +82,7 @@ def files_written(log: str, start: Path) -> list[str]:
         if call.name not in WRITE_CALLS:
             continue
         folder = folder_of.get(call.pid, str(start))
-        if call.name.endswith("at") and call.arguments and call.arguments[0][0] == "file":
+        if call.arguments and call.arguments[0][0] == "cwd":
             folder_of[call.pid] = folder = call.arguments[0][1]
         if not call.result[:1].isdigit():
             continue  # failed: -1 and the error's name
@@ -95,7 +96,7 @@ def _names_written(call: Call, cwd: str) -> list[str]:
     paths: list[str] = []
     folder = cwd
     for kind, value in call.arguments:
-        if kind == "file":
+        if kind in ("cwd", "file"):
             folder = value
         elif kind == "path":
             paths.append(os.path.join(folder, value))
