@@ -24,6 +24,7 @@ from echo_desk.agent.permissions import (
     git_whole_reads,
     hg_aliases,
     hg_whole_reads,
+    named_files,
 )
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions import searcher_options as searchers
@@ -74,10 +75,7 @@ def _grep(args: Args) -> bool:
     parsed, names = _parsed(args, table.GREP)
     if parsed.dynamic:
         return True
-    directories = [s.value for s in parsed.seen if s.option is not None and "--directories" in s.option.names]
-    recursive = bool(names & {"-r", "--recursive", "-R", "--dereference-recursive"}) or any(
-        value is None or (value != "" and "recurse".startswith(value)) for value in directories)
-    return recursive and not _files(parsed, names, {"-e", "--regexp", "-f", "--file"})
+    return named_files.grep_recurses(args) and not _files(parsed, names, {"-e", "--regexp", "-f", "--file"})
 
 
 def _rg(args: Args) -> bool:
