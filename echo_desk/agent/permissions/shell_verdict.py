@@ -1008,7 +1008,17 @@ class _Judge:
         if not folders:
             return self._names_denied_here(words, reading, checked)
         saved = self.cwds
-        self.cwds = list(dict.fromkeys([*self.cwds, *folders]))
+        if default_folders.greps_named_paths(programs.base(words[0].value or ""), tuple(w.value for w in words[1:])):
+            # git changes into each -C folder before it reads any other word, and stops if it
+            # cannot (``git -C out grep KEY -- .`` searched out/ only: strace, git 2.39, s299):
+            # the -C words are judged from where the line runs, the plain pathspecs from there
+            # alone. (Not a glob: ``-- '../*'`` matched ../src/main.py, and its word names no file.)
+            found = self._names_denied_here((words[0], *(words[k] for k in sorted(moved.words))), reading, set())
+            if found is not None:
+                return found
+            self.cwds = folders
+        else:
+            self.cwds = list(dict.fromkeys([*self.cwds, *folders]))
         try:
             return self._names_denied_here(words, reading, set())
         finally:
