@@ -48,8 +48,11 @@ def reads_repository(program: str | None, args: Args, folders: Sequence[Path], h
     ``folders``, reads the repository it runs in from its top folder, whatever folder below it
     the line runs in (``git diff``, ``git show``: ``git_whole_reads``; ``git grep KEY -- :/``
     searches from the top; ``hg files``: ``hg_whole_reads``), an alias judged as what it runs
-    (``git_aliases``, ``hg_aliases``: one not known counts). ``is_path``: whether git takes a
-    word before ``--`` as a path."""
+    (``git_aliases``, ``hg_aliases``: one not known counts), or shows its status as ``git
+    status`` does (``exa --git``). ``is_path``: whether git takes a word before ``--`` as a path."""
+    if program in _GIT_STATUS_LISTERS:
+        options = args[:args.index("--")] if "--" in args else args
+        return any(word is None or word in _GIT_STATUS_LISTERS[program] for word in options)
     if program == "hg":
         hg_runs = hg_aliases.expansions(tuple(args), folders, home, runner)
         return hg_runs is None or any(hg_whole_reads.reads_whole_repository(words) for words in hg_runs)
@@ -61,6 +64,16 @@ def reads_repository(program: str | None, args: Args, folders: Sequence[Path], h
     # (an alias of `grep KEY` reads below the folder it runs in: its top covers that)
     return any(git_whole_reads.reads_whole_repository(words, is_path) or (words != tuple(args) and _git(words))
                or (_git(words) and any(word is None or word.startswith(":") for word in words)) for words in git_runs)
+
+
+#: Listers whose options make them read the repository's status as ``git status`` does: ``exa
+#: --git -l out`` and ``exa --git-ignore out`` opened .git/index, .git/HEAD and the objects (libgit2)
+#: and ``exa --git -l`` showed ``-M src`` for a file changed below src/ (exa 0.10.1, bash and dash,
+#: s299). exa takes no abbreviation (``--gi``: unknown argument); eza has the same options.
+_GIT_STATUS_LISTERS: dict[str, frozenset[str]] = {
+    "exa": frozenset({"--git", "--git-ignore"}),
+    "eza": frozenset({"--git", "--git-ignore", "--git-repos", "--git-repos-no-status"}),
+}
 
 
 def _parsed(args: Args, spec: OptionSet) -> tuple[Parsed, set[str]]:
