@@ -23,6 +23,7 @@ from echo_desk.agent.permissions import (
     git_options,
     git_whole_reads,
     hg_aliases,
+    hg_extensions,
     hg_whole_reads,
     named_files,
 )
@@ -48,14 +49,16 @@ def reads_repository(program: str | None, args: Args, folders: Sequence[Path], h
     ``folders``, reads the repository it runs in from its top folder, whatever folder below it
     the line runs in (``git diff``, ``git show``: ``git_whole_reads``; ``git grep KEY -- :/``
     searches from the top; ``hg files``: ``hg_whole_reads``), an alias judged as what it runs
-    (``git_aliases``, ``hg_aliases``: one not known counts), or shows its status as ``git
-    status`` does (``exa --git``). ``is_path``: whether git takes a word before ``--`` as a path."""
+    (``git_aliases``, ``hg_aliases``: one not known counts), an hg command an extension may
+    give (``hg_extensions``), or shows its status as ``git status`` does (``exa --git``).
+    ``is_path``: whether git takes a word before ``--`` as a path."""
     if program in _GIT_STATUS_LISTERS:
         options = args[:args.index("--")] if "--" in args else args
         return any(word is None or word in _GIT_STATUS_LISTERS[program] for word in options)
     if program == "hg":
         hg_runs = hg_aliases.expansions(tuple(args), folders, home, runner)
-        return hg_runs is None or any(hg_whole_reads.reads_whole_repository(words) for words in hg_runs)
+        return (hg_runs is None or any(hg_whole_reads.reads_whole_repository(words) for words in hg_runs)
+                or bool(hg_extensions.foreign_commands(tuple(args), folders, home, runner)))
     if program != "git":
         return False
     git_runs = git_aliases.expansions(tuple(args), folders, home)

@@ -34,6 +34,8 @@ from echo_desk.agent.permissions import (
     git_repositories,
     git_whole_reads,
     git_worktree_updates,
+    hg_extensions,
+    install_records,
     line_changes,
     line_environment,
     listed_files,
@@ -400,7 +402,7 @@ class _Judge:
         """What no floor, deny or ask rule decided: only an allow rule, a grant or allow-in-sandbox."""
         if command.opaque is not None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=command.opaque.value))
-        reading = programs.read(tuple(w.value for w in command.argv))
+        reading = self._read_with_settings(tuple(w.value for w in command.argv))
         if reading.never is not None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=reading.never.value), reading.never)
         if command.directory_change is not None and self.cd_outside:
@@ -625,7 +627,7 @@ class _Judge:
 
     def _covered_here(self, argv: tuple[Word, ...], *, sandbox: bool, depth: int) -> Compiled | None:
         values = tuple(w.value for w in argv)
-        reading = programs.read(values)
+        reading = self._read_with_settings(values)
         if reading.never is not None or reading.unreadable or self._fed_commands(reading, depth):
             return None
         matched = reading.matched or values
@@ -657,6 +659,17 @@ class _Judge:
                 self.agent_settings(reading.program_form) or not self._writes_all_allowed(own, values, sandbox)):
             return None
         return rule
+
+    def _read_with_settings(self, values: tuple[str | None, ...]) -> Reading:
+        """``programs.read``, with what the program's settings where it runs make of its words:
+        an hg command an extension may give is a flag a rule covers only by naming it
+        (``hg_extensions``)."""
+        reading = programs.read(values)
+        if values and values[0] is not None and programs.base(values[0]) == "hg":
+            foreign = hg_extensions.foreign_flags(values, self.cwds, self.where.home)
+            if foreign:
+                reading = replace(reading, flags=(*reading.flags, *foreign))
+        return reading
 
     def _variables_allowed(self, reading: Reading, values: tuple[str | None, ...], sandbox: bool) -> bool:
         """Whether the write rules let the command write where its option variables say
@@ -1678,9 +1691,14 @@ def _loose_variables(values: tuple[str | None, ...], read: set[str], has_setting
     program = programs.name_of(values[0]) or ""
     if not has_settings and program not in settings_commands.COMMANDS:
         return False
+    # (an install step's DESTDIR names where it writes, which the write rules judge: install_records)
+    destinations = install_records.destination_variables(values)
+    named = (program, *values[1:])
     for name, value in given.values.items():
-        if value is None or ((name in INERT_ASSIGNMENTS or reads_as_data(program, name)) and inert_value(value)):
+        if value is None or ((name in INERT_ASSIGNMENTS or reads_as_data(named, name)) and inert_value(value)):
             continue  # (unset: the program looks where it would without it, which counts already)
+        if name in destinations:
+            continue
         if name not in read or not _absolute_paths(value):
             return True
     return False
