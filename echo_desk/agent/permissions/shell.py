@@ -110,13 +110,19 @@ class Command:
     @property
     def directory_change(self) -> tuple[Word, ...] | None:
         """The words of the ``cd``/``pushd``/``popd`` this command is, also behind bash's
-        ``builtin`` and ``command`` (``command cd out`` changes the folder too), else ``None``."""
+        ``builtin`` and ``command`` (``command cd out`` changes the folder too) and its ``time``
+        keyword, which times the command in the shell itself: ``time -p cd ..`` leaves the folder
+        for the rest of the line (s294). Else ``None``."""
         words = self.argv
-        while words and words[0].value in ("builtin", "command"):
+        while words and words[0].value in ("builtin", "command", "time"):
             wrapper, words = words[0].value, words[1:]
             while wrapper == "command" and words and (words[0].value or "").startswith("-"):
                 if words[0].value != "--" and set(words[0].value or "") & {"v", "V"}:
                     return None  # `command -v cd` only prints
+                words = words[1:]
+            # bash's `time` takes -p and --; any other option is read so too, which may see a
+            # change of folder where bash runs none (the line then asks), never miss one.
+            while wrapper == "time" and words and (words[0].value or "").startswith("-"):
                 words = words[1:]
         return words if words and words[0].value in CHANGES_DIRECTORY else None
 
