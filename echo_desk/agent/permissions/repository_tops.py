@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 
 from echo_desk.agent.permissions import hg_config
-from echo_desk.agent.permissions.git_index import git_dir_of, is_repository
+from echo_desk.agent.permissions.git_index import git_dir_of, repository_roots
 
 __all__ = ["repository_tops"]
 
@@ -34,18 +34,14 @@ def repository_tops(folder: Path, program: str | None) -> list[Path]:
     if program == "hg":
         return _hg_tops(folder)
     found: list[Path] = []
-    for candidate in (folder, *folder.parents):
-        marker = candidate / ".git"
-        if not os.path.lexists(marker):
-            continue
-        found.append(candidate)
+    for root in repository_roots(folder):  # (git's own walk: the last is one git surely takes)
+        found.append(root)
+        marker = root / ".git"
         if marker.is_file():  # (git takes it, or stops at one it cannot read)
-            git_dir = git_dir_of(candidate)
-            return [*found, _ANYWHERE if git_dir is None else _worktree_of(git_dir)]
-        if marker.is_dir():
+            git_dir = git_dir_of(root)
+            found.append(_ANYWHERE if git_dir is None else _worktree_of(git_dir))
+        elif marker.is_dir():
             found.append(_worktree_of(marker))
-            if is_repository(marker):
-                return list(dict.fromkeys(found))
     return list(dict.fromkeys(found)) or [folder]
 
 
