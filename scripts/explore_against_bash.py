@@ -1,8 +1,9 @@
 """Random exploration of the permission engine against bash itself: lines built at random from
 shell constructs nested in each other, each judged by the engine; every line it allows runs under
-bash in a scratch folder with every exec traced (strace), and each program that ran must be one
-the engine saw and one a rule allows. A line that breaks this is printed (as JSON, so nothing is
-lost) and the run ends with exit status 1.
+bash in a scratch folder with every exec and every write traced (strace): each program that ran
+must be one the engine saw and one a rule allows, and each file it wrote (opened for writing,
+created, renamed, linked, deleted) must lie where the write rules allow, the workspace. A line
+that breaks this is printed (as JSON, so nothing is lost) and the run ends with exit status 1.
 
     python scripts/explore_against_bash.py                    # a random seed, printed
     python scripts/explore_against_bash.py --seed 7 --count 20000
@@ -12,7 +13,8 @@ lost) and the run ends with exit status 1.
 on a machine without bash (it then runs lines with ``/bin/sh``, dash on Debian and Ubuntu).
 
 The programs in the lines are harmless (echo, ls, cat, id, touch, uname…) and every line runs in a
-fresh scratch folder, so a line the engine gets wrong does no harm here. ``make test`` runs a
+fresh scratch folder, with a scratch home beside it, so a line the engine gets wrong does no harm
+here: what it writes outside the workspace lands in the home or the folder holding both. ``make test`` runs a
 fixed seed of this (tests/agent/permissions/test_against_bash.py); run it without a seed to explore.
 """
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shlex
 import sys
@@ -38,6 +41,33 @@ COMMANDS = ["echo hi", "true", "ls", "cat a.txt", "sed -n 1p a.txt", "sort a.txt
 SPELLINGS = ["{w}", "'{w}'", '"{w}"', "\\{w}", "{h}''{t}", '{h}""{t}', "{h}\\{t}", "$'{w}'", "/usr/bin/{w}",
              "${{x:-{w}}}", "$(echo {w})", "`echo {w}`", "{h}?{t}", "{h}[{t0}]{t1}", "{{{w},}}", "$x", "${{x}}",
              "command {w}", "builtin {w}", "exec {w}", "{w}"]
+#: Places a line writes to: the workspace (where the write rules allow), the scratch home and the
+#: folder above (where they do not), spelled in ways the shell reads as those places.
+TARGETS = ["w.txt", "out/w.txt", "../w.txt", "~/w.txt", "~/.bashrc", "./../w.txt", "/dev/null", "$HOME/w.txt",
+           "~+/../w.txt", "d/../../w.txt", ".//w.txt", "'../w.txt'", '"$PWD"/../w.txt', "a.txt", "..//w.txt",
+           "~/../w.txt", "\\~/w.txt", "~-/w.txt", "..\\/w.txt", "$'..'/w.txt"]
+#: Folders a line writes into, as ``TARGETS``.
+FOLDERS = ["..", "~", ".", "out", "~+/..", "./..", "'..'", "$HOME"]
+#: Constructs that write files: redirections, programs and builtins that write where a word or
+#: a descriptor says, links made on the line and then written through, a folder left first.
+WRITES = [
+    "{p} > {f}", "{p} >> {f}", "{p} &> {f}", "{p} 2> {f}", "{p} >| {f}", "{p} 1<> {f}", "cat <> {f}; {p}",
+    "{p} 2>&1 > {f}", "echo x | tee {f}", "{p} | tee -a {f}", "tee -- {f} < a.txt", "cat a.txt | tee {f} >/dev/null",
+    "cp a.txt {f}", "cp -t {d} a.txt", "cp a.txt {d}", "touch {f}", "touch -r a.txt -- {f}", "mkdir -p {f}",
+    "ln a.txt {f}", "ln -s a.txt {f}", "ln -t {d} a.txt", "ln -s {d} up; {p} > up/w.txt", "ln -s {d} up; touch up/w.txt",
+    "ln -s {f} l; {p} > l", "ln -s {f} l; cp a.txt l", "mkdir d; ln -s ../.. d/u; echo x > d/u/w.txt",
+    "history -s {P}; history -w {f}", "history -s x; history -a {f}", "history -w", "history -w -- {f}",
+    "history -sw {f}", "history -c; history -w {f}; {p}", "HISTFILE={f} history -w", "set -o history; history -w {f}",
+    "mapfile y < a.txt; {p} > {f}", "sed -n 'w {f}' a.txt", "sed 's/a/b/w {f}' a.txt", "sed -i s/a/b/ a.txt",
+    "sed -i.bak s/a/b/ a.txt", "sed -n -e p -e 'w {f}' a.txt", "sort -o {f} a.txt", "sort a.txt -o{f}",
+    "find . -name a.txt -fprint {f}", "find . -name a.txt -fprintf {f} %p", "find . -name a.txt -fls {f}",
+    "tar -cf {f} a.txt", "tar -xf a.tar -C {d}", "tar -cf x.tar -C {d} .", "echo {f} | xargs touch",
+    "echo {f} | xargs -I{{}} cp a.txt {{}}", "find . -name a.txt -exec cp {{}} {f} \\;", "env touch {f}",
+    "timeout 5 touch {f}", "nice cp a.txt {f}", "command touch {f}", "cd {d} && {p} > w.txt", "cd {d}; touch w.txt",
+    "pushd {d} >/dev/null; touch w.txt", "mkdir -p out && {p} > out/w.txt", "printf x > {f}; {p}", "ls > {f}",
+    "grep a a.txt > {f}", "wc -l a.txt | tee {f}", "echo x > '{f}'", "{p} > \"{f}\"", "echo x >{f}; {p}",
+    "cp -r . {d}/c 2>/dev/null; {p}", "xargs -a a.txt -I{{}} touch {d}/{{}}", "echo > {f} {p}",
+]
 #: Constructs the engine may allow when every command in them is allowed: lists, pipes,
 #: redirections, wrappers and the programs that run others (``bash -c``, ``find -exec``, ``sed e``,
 #: ``tar --to-command``…). Each has a place for a list of commands ({p}), some one for another ({q}),
@@ -91,6 +121,7 @@ PLAIN = [
     "bash -c -x {P}", "sh -c -- {P}", "bash -xc {P}", "bash -ec {P}", "bash -c {P} -x", "bash -c -l {P}",
     "echo {P} > .bash_profile; bash -lc true", "echo {P} > .profile; sh -lc true", "echo {P} | bash",
     "echo {P} | sh -s", "time -p -- {p}", "time -- {p}",
+    *WRITES,
 ]
 #: Constructs the engine never allows (expansions, compound commands, builtins that run text):
 #: fewer of these, to check it asks however deep they sit.
@@ -134,6 +165,8 @@ OPAQUE = [
     "mapfile PS4 <<< '$({w})'; set -x; {p}", "read PS4 <<< '$({w})'; set -o xtrace; {p}",
     "read -d x -a PS4 <<< '$({w})'; set -xv; {p}", "x={w} env -S'${{x}}'", "hash -p /usr/bin/{w} ls; ls",
     "trap {P} ERR; false", "trap -- {P} DEBUG; :", "cat <<EOF\n`{w}`\nEOF\n{p}", "cat <<EOF\n\\$({w})\nEOF\n{p}",
+    # Descriptors opened on a file the line names, written through later.
+    "exec 3>{f}; {p} >&3", "exec 4<>{f}; {p} 1>&4", "exec >{f}; {p}", "exec {{fd}}>>{f}; {p}",
 ]
 #: How often a construct is one of ``OPAQUE``.
 OPAQUE_SHARE = 0.25
@@ -159,7 +192,8 @@ def random_line(rng: random.Random, depth: int | None = None) -> str:
     other = random_line(rng, rng.randint(0, depth - 1))
     constructs = OPAQUE if rng.random() < OPAQUE_SHARE else PLAIN
     return rng.choice(constructs).format(p=inner, q=other, P=shlex.quote(inner),
-                                         w=rng.choice(COMMANDS).partition(" ")[0])
+                                         w=rng.choice(COMMANDS).partition(" ")[0], f=rng.choice(TARGETS),
+                                         d=rng.choice(FOLDERS))
 
 
 @contextmanager
@@ -199,7 +233,8 @@ def _explore(seed: int, count: int, shell: str, *, keep_going: bool) -> int:
     from echo_desk.agent.permissions import Effect, PermissionEngine
     from echo_desk.agent.permissions.floor import Where
     from echo_desk.store.grants import GrantStore
-    from tests.agent.permissions.bash_trace import RULES, SHELLS, programs_run, strace_problem, unexpected
+    from tests.agent.permissions.bash_trace import RULES, SHELLS, run_traced, strace_problem, unexpected
+    from tests.agent.permissions.written_files import not_allowed
 
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="explore-bash-") as tmp:
@@ -216,23 +251,28 @@ def _explore(seed: int, count: int, shell: str, *, keep_going: bool) -> int:
         engine = PermissionEngine(config_dir=config, grants=grants, home=home)
         where = Where(cwd=workspace, home=home, workspaces=(workspace,), protected=())
         print(f"seed {seed}, {count} lines, run by {shell}", flush=True)
-        allowed = wrong = 0
+        allowed = writing = wrong = 0
         try:
             for n in range(count):
                 line = random_line(rng)
                 if engine.check_command(line, workspace=workspace).effect is not Effect.ALLOW:
                     continue
                 allowed += 1
-                ran = programs_run(line, workspace, shell=shell)
-                if not unexpected(line, ran, where, SHELLS[shell]):
+                trace = run_traced(line, workspace, home=home, shell=shell)
+                ran = unexpected(line, trace.programs, where, SHELLS[shell])
+                wrote = not_allowed(trace.written, workspace)
+                writing += bool(not_allowed(trace.written, Path("/nowhere")))
+                if not ran and not wrote:
                     continue
                 wrong += 1
-                print(f"WRONG at line {n}: allowed {json.dumps(line)}; it ran {ran}", flush=True)
+                print(f"WRONG at line {n}: allowed {json.dumps(line)}; it ran {trace.programs}, "
+                      f"wrote {[os.path.relpath(w, top) for w in wrote]} outside the workspace", flush=True)
                 if not keep_going:
                     return 1
         finally:
             grants.close()
-    print(f"{allowed} of {count} lines allowed and run; {wrong} ran a program the engine did not see or allow")
+    print(f"{allowed} of {count} lines allowed and run ({writing} wrote files); {wrong} ran a program the engine did not see or allow "
+          "or wrote where the write rules do not allow")
     return 1 if wrong else 0
 
 

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import types
-from collections.abc import Coroutine, Generator
+from collections.abc import Callable, Coroutine, Generator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 
-async def bounded(coro: Coroutine[Any, Any, T], seconds: float) -> T:
-    """``await coro`` under a limit of ``seconds`` (``TimeoutError`` past it)."""
+async def bounded(coro: Coroutine[Any, Any, T], seconds: float, at_first_wait: Callable[[], None] | None = None) -> T:
+    """``await coro`` under a limit of ``seconds`` (``TimeoutError`` past it). ``at_first_wait`` is
+    called once ``coro`` first waits, in the same step (before the loop turns); never when it
+    finishes without waiting."""
     when = asyncio.get_running_loop().time() + seconds
     if type(coro) is not types.CoroutineType:  # another awaitable: no first step to take here
         async with asyncio.timeout_at(when):
@@ -27,6 +29,8 @@ async def bounded(coro: Coroutine[Any, Any, T], seconds: float) -> T:
         waiting = coro.send(None)
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
+    if at_first_wait is not None:
+        at_first_wait()
     async with asyncio.timeout_at(when):
         return await _resume(coro, waiting)  # type: ignore[no-any-return]
 

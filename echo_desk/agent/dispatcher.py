@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
+import os
 import time
 from dataclasses import replace
 from functools import partial
@@ -215,7 +215,9 @@ class Dispatcher:
         if first is None:
             call.on_status(ToolStatus.RUNNING)
             call.record.ran = True
-            begin(self.audit, call.record)  # while the handler runs
+            # While the handler runs: an offloaded one's (on this loop) once it first waits, as
+            # the next turn of the loop would, without that turn.
+            call.at_first_wait = begin(self.audit, call.record, at_first_wait=call.entry.offloaded)
             try:
                 call.kept = await undo.before(call.ctx) if undo else {}
             except ToolError as refused:  # Revert's copy could not be kept: nothing is changed
@@ -274,5 +276,6 @@ def _stopped_envelope(call: ToolCall, left: ToolResult | None) -> Envelope:
 
 
 def new_call_id() -> str:
-    # 24 random hex digits, as uuid4().hex[:24] gave, without building a UUID (a third of the time).
-    return "call_" + secrets.token_hex(12)
+    # 24 random hex digits, as uuid4().hex[:24] gave, without building a UUID; the system's random
+    # bytes as ``secrets.token_hex`` takes them, without its three Python calls around them.
+    return "call_" + os.urandom(12).hex()

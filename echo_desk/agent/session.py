@@ -8,6 +8,7 @@ prompt with the workspace folder first, then the history — is the same in both
 from __future__ import annotations
 
 import asyncio
+import threading
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -49,6 +50,9 @@ class Placement:
 
 #: Saves one complete message of a conversation (with its tool envelope, for a tool message).
 MessageWriter = Callable[[str, ChatMessage, "Envelope | None", Placement], None]
+#: Stores a newer envelope with a saved tool message (conversation id, the message's node): its
+#: call learned more after the message was saved. Queued behind the writes of ``MessageWriter``.
+EnvelopeWriter = Callable[[str, str, "Envelope"], None]
 #: Starts a coroutine as a task (the app passes its own, which keeps and logs tasks).
 Spawner = Callable[[Awaitable[T]], "asyncio.Task[T]"]
 
@@ -69,9 +73,11 @@ class ConversationSession:
     translated placeholder for an empty title, so nothing here depends on the language.
     """
 
-    def __init__(self, store: ConversationStore | None = None, *, writer: MessageWriter | None = None) -> None:
+    def __init__(self, store: ConversationStore | None = None, *, writer: MessageWriter | None = None,
+                 envelope_writer: EnvelopeWriter | None = None) -> None:
         self.store = store
         self._writer = writer
+        self._envelope_writer = envelope_writer
         self.conversation: Conversation | None = None
         #: The chosen branch: exactly what the model is told after the system prompt.
         self.history: list[ChatMessage] = []
@@ -263,6 +269,14 @@ class ConversationSession:
             self.store.append(conversation.id, message, envelope.to_json() if envelope is not None else None,
                               node=placement.node, parent=placement.parent, stats=placement.stats)
 
+    def _save_envelope(self, conversation: Conversation | None, node: str, envelope: Envelope) -> None:
+        if conversation is None:
+            return
+        if self._envelope_writer is not None:
+            self._envelope_writer(conversation.id, node, envelope)
+        elif self.store is not None:
+            self.store.replace_envelope(conversation.id, node, envelope.to_json())
+
     def _record(self, conversation: Conversation | None, message: ChatMessage, envelope: Envelope | None,
                 placement: Placement) -> None:
         self._save(conversation, message, envelope, placement)
@@ -289,7 +303,11 @@ class _Recorder:
         self._conversation = conversation
         self._listener = listener
         self._meter = meter
+        #: Each call's envelope until its tool message is saved; then the node it was saved as.
         self._envelopes: dict[str, Envelope] = {}
+        self._saved_as: dict[str, str] = {}
+        #: A later check ends on any thread, maybe while its call's message is being saved.
+        self._saving = threading.Lock()
         #: The message the next one follows: this turn's own chain, even if the window moves on.
         self._tail = session.last_node
 
@@ -315,20 +333,32 @@ class _Recorder:
         self._listener.on_tool_status(call_id, status)
 
     def on_tool_result(self, call_id: str, envelope: Envelope) -> None:
-        self._envelopes[call_id] = envelope
+        with self._saving:
+            self._envelopes[call_id] = envelope
         self._listener.on_tool_result(call_id, envelope)
 
     def on_checked_later(self, call_id: str, envelope: Envelope) -> None:
+        """What the check found is saved too, so the reopened card tells it: with the message when
+        it is not saved yet, else in place of the envelope saved with it."""
+        with self._saving:
+            node = self._saved_as.get(call_id)
+            if node is None and call_id in self._envelopes:
+                self._envelopes[call_id] = envelope
+            elif node is not None:
+                self._session._save_envelope(self._conversation, node, envelope)
         told = getattr(self._listener, "on_checked_later", None)  # optional for listeners (loop.py)
         if told is not None:
             told(call_id, envelope)
 
     def on_message(self, message: ChatMessage) -> None:
-        envelope = self._envelopes.pop(message.tool_call_id, None) if message.role == "tool" else None
         stats = self._meter.take() if message.role == "assistant" else None
         placement = self._session._place(self._tail, stats)
         self._tail = placement.node
-        self._session._record(self._conversation, message, envelope, placement)
+        with self._saving:
+            envelope = self._envelopes.pop(message.tool_call_id, None) if message.role == "tool" else None
+            if envelope is not None:
+                self._saved_as[message.tool_call_id] = placement.node
+            self._session._record(self._conversation, message, envelope, placement)
         saved = getattr(self._listener, "on_saved", None)  # optional: the app's footer and branches
         if saved is not None:
             saved(message, placement)

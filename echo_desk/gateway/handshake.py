@@ -290,7 +290,8 @@ class HandServed:
         return True
 
     def _start(self, request_id: Any, work: Callable[[], Awaitable[dict[str, Any]]]) -> None:
-        task = asyncio.ensure_future(self._reply(request_id, work))
+        # (The loop's own create_task: ensure_future first asks what it was given, in Python.)
+        task = asyncio.get_running_loop().create_task(self._reply(request_id, work))
         key = request_key(request_id)
         self.calls[key] = task
         task.add_done_callback(lambda t: self._done(key, t))

@@ -14,6 +14,7 @@ from collections.abc import Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from echo_desk.i18n import N_, current_language, deferred, for_person, quoted_later
+from echo_desk.mcp.stop_watch import StopWatch
 from echo_desk.tools import (
     CancelledByUser,
     ErrorKind,
@@ -28,10 +29,6 @@ from echo_desk.tools import (
 
 if TYPE_CHECKING:
     from echo_desk.mcp.owner import ToolOwner
-
-#: How often a running call looks at ``ctx.cancel_event`` (set from another thread on Stop).
-_CANCEL_POLL_SECONDS = 0.05
-
 
 class MCPTool(Tool):
     """Base class of the per-tool classes ``make_tool`` builds (class attributes are the contract)."""
@@ -104,7 +101,7 @@ class MCPTool(Tool):
         # Cancelling this future (the caller was cancelled, or Stop set ctx.cancel_event)
         # cancels the request on the manager's loop, which sends notifications/cancelled.
         call = self._manager.submit_call(self.server, self.name, self.original_name, dict(params), ctx)
-        stop = _StopWatch(ctx, call)
+        stop = StopWatch(ctx, call)
         try:
             return await call
         except asyncio.CancelledError:
@@ -123,7 +120,7 @@ async def _stoppable_here(call: Coroutine[Any, Any, ToolResult], ctx: ToolExecut
     task = asyncio.current_task()
     assert task is not None
     # The watch runs only while this task waits in ``call``: the one place it yields.
-    stop = _StopWatch(ctx, task)
+    stop = StopWatch(ctx, task)
     try:
         return await call
     except asyncio.CancelledError:
@@ -133,31 +130,6 @@ async def _stoppable_here(call: Coroutine[Any, Any, ToolResult], ctx: ToolExecut
         raise
     finally:
         stop.close()
-
-
-class _StopWatch:
-    """Looks at ``ctx.cancel_event`` (set from another thread on Stop) every
-    ``_CANCEL_POLL_SECONDS`` on the running loop, and cancels ``waited`` (the call's future, or
-    the task awaiting it) once it is set; ``stopped`` says the person's Stop did it."""
-
-    def __init__(self, ctx: ToolExecutionContext, waited: asyncio.Future[Any]) -> None:
-        self.stopped = False
-        self._ctx = ctx
-        self._waited = waited
-        self._loop = asyncio.get_running_loop()
-        self._handle = self._loop.call_later(_CANCEL_POLL_SECONDS, self._look)
-
-    def _look(self) -> None:
-        if self._waited.done():
-            return
-        if self._ctx.cancel_event.is_set():
-            self.stopped = True
-            self._waited.cancel()
-        else:
-            self._handle = self._loop.call_later(_CANCEL_POLL_SECONDS, self._look)
-
-    def close(self) -> None:
-        self._handle.cancel()
 
 
 def _stopped_by_person(name: str) -> CancelledByUser:

@@ -317,7 +317,8 @@ def tools_listed_without(client: str, at: float, servers: list[str]) -> AuditRec
 
 def server_left(server: str, source: str, folder: str, planted: Sequence[Planted], at: float) -> AuditRecord:
     """The record that the sandboxed server ``server`` (``source``: its tools' source) had left in
-    ``folder`` what was put aside as Echo Desk quit, which no call's record says."""
+    ``folder`` what was put aside when it stopped (in Settings, on its own, or as Echo Desk
+    quit), which no call's record says."""
     return AuditRecord(at=at, conversation_id="", scope_chain=(), call_id="", tool=server, source=source,
                        arguments={"folder": folder}, decision="", provenance="", ok=True, error_kind=None, error="",
                        duration_ms=0.0, event=Event.SERVER_LEFT, planted=tuple(planted), planted_in=folder)

@@ -243,6 +243,17 @@ class ConversationStore:
             self._conn.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conversation_id))
         return int(cursor.lastrowid or 0)
 
+    def replace_envelope(self, conversation_id: str, node: str, envelope: dict[str, Any]) -> bool:
+        """Store ``envelope`` (redacted as in :meth:`append`) with the saved tool message ``node``,
+        whose call learned more after it was saved (its sandbox checked later). What the model was
+        told (the content) stays; the conversation keeps its place in the list. ``False``: no such
+        tool message here."""
+        record = json.dumps(storable(redact(envelope)), ensure_ascii=False)
+        with self._lock, self._conn:
+            cursor = self._conn.execute("UPDATE messages SET envelope = ? WHERE conversation_id = ? AND node = ?"
+                                        " AND role = 'tool'", (record, conversation_id, node))
+        return cursor.rowcount > 0
+
     def tree(self, conversation_id: str) -> MessageTree:
         """Every message of the conversation (all branches) as a tree."""
         with self._lock:

@@ -430,8 +430,8 @@ async def test_a_calls_record_is_begun_while_its_handler_runs_and_is_the_record_
     gate.set()
     assert (await running).ok
 
-    monkeypatch.setattr(audit_record, "begin", lambda _audit, _record: None)
-    monkeypatch.setattr("echo_desk.agent.dispatcher.begin", lambda _audit, _record: None)
+    monkeypatch.setattr(audit_record, "begin", lambda *_a, **_k: None)
+    monkeypatch.setattr("echo_desk.agent.dispatcher.begin", lambda *_a, **_k: None)
     assert (await dispatcher.execute_tool(call("gated", args, cid="whole"), scope, ScriptedHost())).ok
     rows = {r["call_id"]: r for r in dispatcher.audit.query(conversation_id=scope.conversation_id)}
     assert rows["begun"]["arguments"]["text"].startswith("«redacted» \\xff naïve")
@@ -439,3 +439,71 @@ async def test_a_calls_record_is_begun_while_its_handler_runs_and_is_the_record_
         for varying in ("id", "at", "call_id", "duration_ms"):
             row.pop(varying)
     assert rows["begun"] == rows["whole"]
+
+
+async def test_an_offloaded_calls_record_is_begun_in_the_step_where_its_handler_first_waits(
+        tmp_path: Path, engines: list, scope, monkeypatch) -> None:
+    """An MCP tool's handler is awaited on the caller's loop: its record's first part is put
+    together once the handler first waits (its request on its way), in that same step of the call's
+    own task, not on a turn of the loop of its own; what is stored is the record made whole."""
+    import asyncio
+    import time
+    from collections.abc import Mapping
+    from typing import Any
+
+    from echo_desk.agent.pipeline import audit_record
+    from echo_desk.tools import Tool, ToolExecutionContext, ToolResult
+
+    gate = asyncio.Event()
+
+    class WaitsHere(Tool):
+        name = "waits_here"
+        description = "Return the text once let go."
+        parameters = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+
+        async def execute(self, params: Mapping[str, Any], ctx: ToolExecutionContext) -> ToolResult:
+            await gate.wait()
+            return ToolResult.ok(params["text"])
+
+    began_in: list[tuple[object, bool]] = []
+    real_begin = audit_record._begin
+
+    def watched(record: Any) -> None:
+        began_in.append((asyncio.current_task(), gate.is_set()))
+        real_begin(record)
+
+    monkeypatch.setattr(audit_record, "_begin", watched)
+    dispatcher, _factory, _settings = make_engine(tmp_path)
+    engines.append(dispatcher)
+    assert dispatcher.registry.register(WaitsHere(), offloaded=True).ok
+    args = {"text": "sk-abcdefghijklmnopqrstuvwxyz123456 \udcff naïve"}
+    running = asyncio.ensure_future(dispatcher.execute_tool(call("waits_here", args, cid="begun"), scope,
+                                                            ScriptedHost()))
+    deadline = time.monotonic() + 10
+    while not began_in:
+        assert time.monotonic() < deadline, "the record was not begun while the handler waited"
+        await asyncio.sleep(0)
+    assert began_in == [(running, False)]  # in the call's own step, the handler waiting
+    gate.set()
+    assert (await running).ok
+
+    monkeypatch.setattr("echo_desk.agent.dispatcher.begin", lambda *_a, **_k: None)
+    assert (await dispatcher.execute_tool(call("waits_here", args, cid="whole"), scope, ScriptedHost())).ok
+    rows = {r["call_id"]: r for r in dispatcher.audit.query(conversation_id=scope.conversation_id)}
+    assert set(rows) == {"begun", "whole"}
+    for row in rows.values():
+        for varying in ("id", "at", "call_id", "duration_ms"):
+            row.pop(varying)
+    assert rows["begun"] == rows["whole"]
+
+
+def test_a_call_id_is_24_hex_digits_of_the_systems_random_bytes(monkeypatch) -> None:
+    import os
+    import re
+
+    from echo_desk.agent.dispatcher import new_call_id
+
+    made = {new_call_id() for _ in range(2000)}
+    assert len(made) == 2000 and all(re.fullmatch(r"call_[0-9a-f]{24}", made_id) for made_id in made)
+    monkeypatch.setattr(os, "urandom", lambda n: bytes(range(250, 250 - n, -1)))
+    assert new_call_id() == "call_" + bytes(range(250, 238, -1)).hex()

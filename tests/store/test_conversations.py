@@ -106,3 +106,24 @@ os.kill(os.getpid(), 9)
     store = ConversationStore(path)
     assert [m.message.content for m in store.messages(cid)] == [f"m{i}" for i in range(50)]
     store.close()
+
+
+def test_a_saved_tool_message_takes_a_newer_envelope_in_place(store: ConversationStore) -> None:
+    """Its call learned more after it was saved (a sandbox checked later): the stored envelope is
+    replaced, redacted as a new one; what the model was told and the list's order stay."""
+    older, newer = store.create("older"), store.create("newer")
+    store.append(older.id, ChatMessage(role="assistant", tool_calls=(ToolCall(id="c1", name="run", arguments="{}"),)),
+                 node="a1")
+    store.append(older.id, ChatMessage(role="tool", content='{"ok": true}', tool_call_id="c1"), {"content": "first"},
+                 node="t1")
+    store.append(newer.id, ChatMessage(role="user", content="hi"))
+    token = "ghp_abcdefghijklmnopqrstuvwxyz0123"
+    assert store.replace_envelope(older.id, "t1", {"content": "checked", "note": f"export GITHUB_TOKEN={token}"})
+    [_call, tool] = store.messages(older.id)
+    assert tool.envelope is not None and tool.envelope["content"] == "checked"
+    assert token not in json.dumps(tool.envelope) and tool.message.content == '{"ok": true}'
+    assert [c.id for c in store.list()] == [newer.id, older.id]
+    # Only a tool message of that conversation.
+    assert not store.replace_envelope(older.id, "a1", {"content": "x"})
+    assert not store.replace_envelope(newer.id, "t1", {"content": "x"})
+    assert store.messages(older.id)[0].envelope is None

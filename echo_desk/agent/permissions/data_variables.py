@@ -15,6 +15,9 @@ poetry keeps its environments) is never listed.
 
 from __future__ import annotations
 
+from echo_desk.agent.permissions.interpreters import PYTHON, python_reading
+from echo_desk.agent.permissions.reading import Argv
+
 __all__ = ["DATA_VARIABLES", "reads_as_data"]
 
 #: The project's mode for node and the package managers, which run the project's scripts. node
@@ -40,7 +43,10 @@ _NODE_MODE = frozenset({"NODE_ENV"})
 _PYTHON_RUNTIME = frozenset({"PYTHONHASHSEED", "PYTHONFAULTHANDLER", "PYTHONUTF8"})
 
 #: pytest's colours (``_io/terminalwriter.py`` reads ``PY_COLORS`` as 1 or 0, nothing else);
-#: proven as above. Not listed: ``PYTEST_ADDOPTS`` (options), ``PYTEST_PLUGINS`` (modules it
+#: proven as above, and for ``python -m pytest``, which ``reads_as_data`` judges as pytest:
+#: ``PY_COLORS=1`` or ``0`` before ``python -m pytest -q``, ``python3 -m pytest -q``, ``python -B
+#: -m pytest -x`` and ``env python -m pytest`` ran the same programs and opened and wrote the same
+#: files as without it (pytest 9, Python 3.11, bash and dash; s298). Not listed: ``PYTEST_ADDOPTS`` (options), ``PYTEST_PLUGINS`` (modules it
 #: imports), ``PYTEST_THEME`` (a pygments style, which plugins may provide),
 #: ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` (which plugins load), ``PYTEST_DEBUG_TEMPROOT`` (a folder).
 _PYTEST = _PYTHON_RUNTIME | {"PY_COLORS"}
@@ -79,7 +85,17 @@ DATA_VARIABLES: dict[str, frozenset[str]] = {
 }
 
 
-def reads_as_data(program: str | None, name: str) -> bool:
-    """Whether ``program`` (the word that runs it, as written: a path is not the program) reads
-    the variable ``name`` as data only."""
-    return program is not None and name in DATA_VARIABLES.get(program, frozenset())
+def reads_as_data(argv: Argv, name: str) -> bool:
+    """Whether the command ``argv`` reads the variable ``name`` as data only: its program does
+    (the word that runs it, as written: a path is not the program), or the program python runs
+    it as (``python -m pytest`` is pytest, ``Reading.program_form``), whose code reads the
+    variables python is given: ``PY_COLORS=1 python -m pytest`` is judged as pytest's."""
+    return any(name in DATA_VARIABLES.get(program, frozenset()) for program in _programs_run(argv))
+
+
+def _programs_run(argv: Argv) -> tuple[str, ...]:
+    program = argv[0] if argv else None
+    if program is None:
+        return ()
+    form = python_reading(argv, program).program_form if PYTHON.fullmatch(program) else None
+    return (program, form[0]) if form and form[0] is not None else (program,)

@@ -23,13 +23,15 @@ from echo_desk.agent.permissions import (
     git_options,
     git_whole_reads,
     hg_aliases,
+    hg_extensions,
     hg_whole_reads,
+    named_files,
 )
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions import searcher_options as searchers
 from echo_desk.agent.permissions.options import OptionSet, Parsed, read_options
 
-__all__ = ["reads_repository", "reads_working_folder"]
+__all__ = ["greps_named_paths", "reads_repository", "reads_working_folder"]
 
 Args = Sequence[str | None]
 
@@ -47,11 +49,16 @@ def reads_repository(program: str | None, args: Args, folders: Sequence[Path], h
     ``folders``, reads the repository it runs in from its top folder, whatever folder below it
     the line runs in (``git diff``, ``git show``: ``git_whole_reads``; ``git grep KEY -- :/``
     searches from the top; ``hg files``: ``hg_whole_reads``), an alias judged as what it runs
-    (``git_aliases``, ``hg_aliases``: one not known counts). ``is_path``: whether git takes a
-    word before ``--`` as a path."""
+    (``git_aliases``, ``hg_aliases``: one not known counts), an hg command an extension may
+    give (``hg_extensions``), or shows its status as ``git status`` does (``exa --git``).
+    ``is_path``: whether git takes a word before ``--`` as a path."""
+    if program in _GIT_STATUS_LISTERS:
+        options = args[:args.index("--")] if "--" in args else args
+        return any(word is None or word in _GIT_STATUS_LISTERS[program] for word in options)
     if program == "hg":
         hg_runs = hg_aliases.expansions(tuple(args), folders, home, runner)
-        return hg_runs is None or any(hg_whole_reads.reads_whole_repository(words) for words in hg_runs)
+        return (hg_runs is None or any(hg_whole_reads.reads_whole_repository(words) for words in hg_runs)
+                or bool(hg_extensions.foreign_commands(tuple(args), folders, home, runner)))
     if program != "git":
         return False
     git_runs = git_aliases.expansions(tuple(args), folders, home)
@@ -60,6 +67,16 @@ def reads_repository(program: str | None, args: Args, folders: Sequence[Path], h
     # (an alias of `grep KEY` reads below the folder it runs in: its top covers that)
     return any(git_whole_reads.reads_whole_repository(words, is_path) or (words != tuple(args) and _git(words))
                or (_git(words) and any(word is None or word.startswith(":") for word in words)) for words in git_runs)
+
+
+#: Listers whose options make them read the repository's status as ``git status`` does: ``exa
+#: --git -l out`` and ``exa --git-ignore out`` opened .git/index, .git/HEAD and the objects (libgit2)
+#: and ``exa --git -l`` showed ``-M src`` for a file changed below src/ (exa 0.10.1, bash and dash,
+#: s299). exa takes no abbreviation (``--gi``: unknown argument); eza has the same options.
+_GIT_STATUS_LISTERS: dict[str, frozenset[str]] = {
+    "exa": frozenset({"--git", "--git-ignore"}),
+    "eza": frozenset({"--git", "--git-ignore", "--git-repos", "--git-repos-no-status"}),
+}
 
 
 def _parsed(args: Args, spec: OptionSet) -> tuple[Parsed, set[str]]:
@@ -74,10 +91,7 @@ def _grep(args: Args) -> bool:
     parsed, names = _parsed(args, table.GREP)
     if parsed.dynamic:
         return True
-    directories = [s.value for s in parsed.seen if s.option is not None and "--directories" in s.option.names]
-    recursive = bool(names & {"-r", "--recursive", "-R", "--dereference-recursive"}) or any(
-        value is None or (value != "" and "recurse".startswith(value)) for value in directories)
-    return recursive and not _files(parsed, names, {"-e", "--regexp", "-f", "--file"})
+    return named_files.grep_recurses(args) and not _files(parsed, names, {"-e", "--regexp", "-f", "--file"})
 
 
 def _rg(args: Args) -> bool:
@@ -151,6 +165,16 @@ def _git(args: Args) -> bool:
     if sub == "grep":
         return not git_grep_paths.names_what_it_searches(args[:parsed.rest], args[parsed.rest + 1:])
     return sub == "ls-files"
+
+
+def greps_named_paths(program: str | None, args: Args) -> bool:
+    """Whether ``program`` with the words ``args`` is a git grep searching only below the plain
+    pathspecs after its ``--`` (``git_grep_paths``)."""
+    if program != "git":
+        return False
+    parsed = read_options(args, git_options.GLOBAL)
+    return parsed.rest is not None and args[parsed.rest] == "grep" and git_grep_paths.names_what_it_searches(
+        args[:parsed.rest], args[parsed.rest + 1:])
 
 
 def _ruff(args: Args) -> bool:

@@ -39,13 +39,11 @@ def folders(argv: Sequence[str | None], cwds: Sequence[Path]) -> list[Path] | No
     recursive = "--recursive" in words  # (anywhere: it only adds folders)
     found: list[Path] = []
     for start in where.starts:
-        root = git_index.repository_root(start)
-        if root is None:
-            continue  # (not in a repository: git stops)
-        below = _submodules(root, recursive, 0)
-        if below is None:
-            return None
-        found += below
+        for root in git_index.repository_roots(start):  # (none: not in a repository, git stops)
+            below = _submodules(root, recursive, 0)
+            if below is None:
+                return None
+            found += below
     return list(dict.fromkeys(found))
 
 

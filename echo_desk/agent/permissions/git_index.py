@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import struct
 from pathlib import Path
 
@@ -27,17 +28,50 @@ from echo_desk.agent.permissions import git_variables
 
 #: A gitlink's mode (0o160000) as the index stores it: big-endian, four bytes.
 _GITLINK = struct.pack(">I", 0o160000)
+#: A ``HEAD`` git takes (``validate_headref``): a symbolic ref into refs/, or an object name.
+_HEAD = re.compile(rb"ref:\s*refs/|[0-9a-f]{40}\s*$|[0-9a-f]{64}\s*$")
 #: An index larger than this is not read (``None``: any folder may be a submodule).
 _LIMIT = 64 * 1024 * 1024
 
 
-def repository_root(folder: Path) -> Path | None:
-    """The worktree holding ``folder``: the nearest folder, ``folder`` itself or above, with a
-    ``.git``."""
+def repository_roots(folder: Path) -> list[Path]:
+    """The worktrees git run in ``folder`` may work on, nearest first: each folder, ``folder``
+    itself or above, with a ``.git``, up to the first git surely takes (a ``.git`` file, or a
+    repository folder: ``is_repository``). git passes over a ``.git`` that is not a repository to
+    it (an empty folder, a dangling link) and looks further up: with ``out/.git`` an empty
+    folder, ``git reset --hard`` run in out/ put back the workspace's files and ``git commit``
+    ran its hooks (git 2.39, s296). One it may yet take counts too: the line may fill it."""
+    found: list[Path] = []
     for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
+        marker = candidate / ".git"
+        if not os.path.lexists(marker):
+            continue
+        found.append(candidate)
+        if marker.is_file() or (marker.is_dir() and is_repository(marker)):
+            return found
+    return found
+
+
+def repository_root(folder: Path) -> Path | None:
+    """The worktree git run in ``folder`` works on as the folders stand (``repository_roots``:
+    the last; callers that need it to be the only one check ``repository_tops``)."""
+    roots = repository_roots(folder)
+    return roots[-1] if roots else None
+
+
+def is_repository(git_dir: Path) -> bool:
+    """Whether git surely takes ``git_dir`` for a repository folder (``is_git_directory``): its
+    objects and refs folders, and a ``HEAD`` it accepts."""
+    if not ((git_dir / "objects").is_dir() and (git_dir / "refs").is_dir()):
+        return False
+    head = git_dir / "HEAD"
+    if head.is_symlink():
+        return os.readlink(head).startswith("refs/")
+    try:
+        with open(head, "rb") as handle:
+            return _HEAD.match(handle.read(256)) is not None
+    except OSError:
+        return False
 
 
 def gitlinks(root: Path, git_dir: Path | None = None) -> tuple[str, ...] | None:

@@ -44,7 +44,7 @@ from pathlib import Path
 
 from echo_desk.agent.permissions import git_config, git_folder_writes, git_repositories
 from echo_desk.agent.permissions import git_options as git
-from echo_desk.agent.permissions.git_index import git_dir_of, repository_root
+from echo_desk.agent.permissions.git_index import git_dir_of, repository_roots
 from echo_desk.agent.permissions.long_prefixes import long_prefix
 from echo_desk.agent.permissions.options import read_options
 
@@ -113,8 +113,8 @@ def updates_worktree(argv: Sequence[str | None]) -> bool:
 
 def tops(argv: Sequence[str | None], cwds: Sequence[Path]) -> list[str | None]:
     """The tops of the worktrees the git command ``argv``, run from any of ``cwds``, works in:
-    the one ``--work-tree`` (or ``GIT_WORK_TREE``) names, else the one holding each folder it
-    starts from (``-C``), else that folder (with ``--git-dir``, or outside any repository);
+    the one ``--work-tree`` (or ``GIT_WORK_TREE``) names, else each one git may take from each
+    folder it starts from (``-C``; ``git_index.repository_roots``), else that folder (with ``--git-dir``, or outside any repository);
     ``None``: one only known when the line runs."""
     parsed = read_options(argv[1:], git.GLOBAL)
     if parsed.rest is not None and argv[1 + parsed.rest] == "worktree":
@@ -129,9 +129,9 @@ def tops(argv: Sequence[str | None], cwds: Sequence[Path]) -> list[str | None]:
         found += [str(named.root), *_configured_tops(named.git_dir)]
     if not where.named:
         for start in where.starts:
-            root = repository_root(start)
-            git_dir = None if root is None else git_dir_of(root)
-            found += [str(root or start), *(_configured_tops(git_dir) if git_dir is not None else [])]
+            for root in repository_roots(start) or [start]:
+                git_dir = git_dir_of(root)
+                found += [str(root), *(_configured_tops(git_dir) if git_dir is not None else [])]
     return list(dict.fromkeys(found))
 
 

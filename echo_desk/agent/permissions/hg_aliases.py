@@ -22,7 +22,7 @@ from echo_desk.agent.permissions import hg_config
 from echo_desk.agent.permissions.hg_commands import GLOBAL
 from echo_desk.agent.permissions.options import OptionSet, read_options
 
-__all__ = ["expansions"]
+__all__ = ["expansions", "settings"]
 
 Args = tuple[str | None, ...]
 Entry = tuple[str, str, str]
@@ -40,7 +40,7 @@ def expansions(args: Args, folders: Sequence[Path], home: Path | None, runner: s
         return None
     if parsed.rest is None:
         return [args]
-    entries = _settings(args, folders, home, runner)
+    entries = settings(args, folders, home, runner)
     if entries is None:
         return None
     at = parsed.rest
@@ -80,7 +80,7 @@ def _split(value: str) -> tuple[str, ...] | None:
     return words or None
 
 
-def _settings(args: Args, folders: Sequence[Path], home: Path | None, runner: str | None) -> list[Entry] | None:
+def settings(args: Args, folders: Sequence[Path], home: Path | None, runner: str | None) -> list[Entry] | None:
     """Every setting hg reads run in any of ``folders``, the line's ``--config`` last (``None``:
     one not read, or a repository the line names elsewhere)."""
     line: list[Entry] = []

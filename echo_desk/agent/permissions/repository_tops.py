@@ -18,16 +18,13 @@ whose worktree is not known here counts as ``/``: one more ask, never a missed d
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from echo_desk.agent.permissions import hg_config
-from echo_desk.agent.permissions.git_index import git_dir_of
+from echo_desk.agent.permissions.git_index import git_dir_of, repository_roots
 
 __all__ = ["repository_tops"]
 
-#: A ``HEAD`` git takes (``validate_headref``): a symbolic ref into refs/, or an object name.
-_HEAD = re.compile(rb"ref:\s*refs/|[0-9a-f]{40}\s*$|[0-9a-f]{64}\s*$")
 _ANYWHERE = Path("/")
 
 
@@ -37,18 +34,14 @@ def repository_tops(folder: Path, program: str | None) -> list[Path]:
     if program == "hg":
         return _hg_tops(folder)
     found: list[Path] = []
-    for candidate in (folder, *folder.parents):
-        marker = candidate / ".git"
-        if not os.path.lexists(marker):
-            continue
-        found.append(candidate)
+    for root in repository_roots(folder):  # (git's own walk: the last is one git surely takes)
+        found.append(root)
+        marker = root / ".git"
         if marker.is_file():  # (git takes it, or stops at one it cannot read)
-            git_dir = git_dir_of(candidate)
-            return [*found, _ANYWHERE if git_dir is None else _worktree_of(git_dir)]
-        if marker.is_dir():
+            git_dir = git_dir_of(root)
+            found.append(_ANYWHERE if git_dir is None else _worktree_of(git_dir))
+        elif marker.is_dir():
             found.append(_worktree_of(marker))
-            if _is_repository(marker):
-                return list(dict.fromkeys(found))
     return list(dict.fromkeys(found)) or [folder]
 
 
@@ -58,21 +51,6 @@ def _hg_tops(folder: Path) -> list[Path]:
             sources, unknown = hg_config.shared_sources([candidate], [folder])
             return [candidate, *(source.parent for source in sources), *([_ANYWHERE] if unknown else [])]
     return [folder]
-
-
-def _is_repository(git_dir: Path) -> bool:
-    """Whether git surely takes ``git_dir`` for a repository folder (``is_git_directory``): its
-    objects and refs folders, and a ``HEAD`` it accepts."""
-    if not ((git_dir / "objects").is_dir() and (git_dir / "refs").is_dir()):
-        return False
-    head = git_dir / "HEAD"
-    if head.is_symlink():
-        return os.readlink(head).startswith("refs/")
-    try:
-        with open(head, "rb") as handle:
-            return _HEAD.match(handle.read(256)) is not None
-    except OSError:
-        return False
 
 
 def _worktree_of(git_dir: Path) -> Path:

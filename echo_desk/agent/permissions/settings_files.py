@@ -681,7 +681,9 @@ def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
                          *_search_folders(program, words)] for w in _tilde_words(v, home)]
     if program in table.OPERAND_FOLDERS:
         # Every word not an option (an option's value among them: more folders, never fewer).
-        named += [t for w in words if w is None or not w.startswith("-") for t in _tilde_words(w, home)]
+        written = _written_only_values(program, words)
+        named += [t for k, w in enumerate(words) if (w is None or not w.startswith("-")) and k not in written
+                  for t in _tilde_words(w, home)]
     starts = list(cwds)
     for _ in range(2):  # (a second time: -R's folder is taken from the one --cwd names)
         starts += [p for base in list(starts) for value in named if value for p in _both(base / value)]
@@ -690,6 +692,25 @@ def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
         names = table.FOLDER_SETTINGS.get(program, ())
         starts += [(c, *c.parents)[_first_holding(c, names)] for c in list(starts)]
     return list(dict.fromkeys(starts)), any(not value for value in named)
+
+
+#: The options of a program's mode whose value is a folder it only writes below, which the
+#: write rules judge: ``cmake --install b --prefix P`` opened nothing below P but the files it
+#: installed, a CMakeLists.txt, CMakeCache.txt and cmake_install.cmake planted in P among them
+#: (strace, cmake 3.25, bash and dash, s293).
+_WRITTEN_ONLY = {("cmake", "--install"): frozenset({"--prefix"})}
+
+
+def _written_only_values(program: str, words: Sequence[str | None]) -> set[int]:
+    """Where among ``words`` the values of ``_WRITTEN_ONLY``'s options are (a word only known
+    when the line runs in front of it may be any option: none then; the word after the mode is
+    the build folder, read)."""
+    if not words or None in words:
+        return set()
+    options = _WRITTEN_ONLY.get((program, words[0] or ""))
+    if options is None:
+        return set()
+    return {k + 1 for k, word in enumerate(words[:-1]) if k >= 2 and word in options}
 
 
 #: Programs that read each folder option from the folder they run in, not from another's, when
@@ -990,7 +1011,7 @@ def _git_places(argv: Sequence[str | None], cwds: Sequence[Path], home: Path | N
             found += _submodules([named.root], names, index_changes, named.git_dir)
             repositories.append((named.root, named.git_dir))
     else:
-        roots = [r for s in where.starts if (r := git_index.repository_root(s)) is not None]
+        roots = [r for s in where.starts for r in git_index.repository_roots(s)]
         found += _submodules(roots, names, index_changes)
         for root in dict.fromkeys(roots):
             git_dir = git_index.git_dir_of(root)

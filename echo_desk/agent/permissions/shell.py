@@ -110,13 +110,19 @@ class Command:
     @property
     def directory_change(self) -> tuple[Word, ...] | None:
         """The words of the ``cd``/``pushd``/``popd`` this command is, also behind bash's
-        ``builtin`` and ``command`` (``command cd out`` changes the folder too), else ``None``."""
+        ``builtin`` and ``command`` (``command cd out`` changes the folder too) and its ``time``
+        keyword, which times the command in the shell itself: ``time -p cd ..`` leaves the folder
+        for the rest of the line (s294). Else ``None``."""
         words = self.argv
-        while words and words[0].value in ("builtin", "command"):
+        while words and words[0].value in ("builtin", "command", "time"):
             wrapper, words = words[0].value, words[1:]
             while wrapper == "command" and words and (words[0].value or "").startswith("-"):
                 if words[0].value != "--" and set(words[0].value or "") & {"v", "V"}:
                     return None  # `command -v cd` only prints
+                words = words[1:]
+            # bash's `time` takes -p and --; any other option is read so too, which may see a
+            # change of folder where bash runs none (the line then asks), never miss one.
+            while wrapper == "time" and words and (words[0].value or "").startswith("-"):
                 words = words[1:]
         return words if words and words[0].value in CHANGES_DIRECTORY else None
 
@@ -369,20 +375,22 @@ def _command(node: tree_sitter.Node, text: Callable[[tree_sitter.Node], str]) ->
             argv.append(word)
         else:
             argv.append(Word(_static_value(child, text), text(child)))
-    environment, unsafe = _prefixes(given, argv[0].value if argv else None)
+    environment, unsafe = _prefixes(given, tuple(word.value for word in argv))
     return Command(argv=tuple(argv), text=text(node), assignments=tuple(names), opaque=unsafe or opaque,
                    environment=environment)
 
 
-def _prefixes(given: list[tuple[str, str | None, str]], program: str | None) -> tuple[tuple[Word, ...], Opaque | None]:
+def _prefixes(given: list[tuple[str, str | None, str]],
+              argv: tuple[str | None, ...]) -> tuple[tuple[Word, ...], Opaque | None]:
     """What a command's ``NAME=value`` prefixes make of it: nothing when each is inert, or data
-    for the program (``data_variables``); else the prefixes a rule must name (the command is
+    for the command (``data_variables``); else the prefixes a rule must name (the command is
     judged as ``env`` given them), or opaque when they cannot be named so: a value of other
     characters or only known when it runs, a builtin or no program after them."""
     if any(value is None or not _INERT_VALUE.fullmatch(value) for _, value, _ in given):
         return (), Opaque.UNSAFE_ASSIGNMENT
-    if all(name in INERT_ASSIGNMENTS or reads_as_data(program, name) for name, _, _ in given):
+    if all(name in INERT_ASSIGNMENTS or reads_as_data(argv, name) for name, _, _ in given):
         return (), None
+    program = argv[0] if argv else None
     if program is None or program in SHELL_BUILTINS:
         return (), Opaque.UNSAFE_ASSIGNMENT
     return tuple(Word(f"{name}={value}", raw) for name, value, raw in given), None

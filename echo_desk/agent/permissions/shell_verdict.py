@@ -34,9 +34,12 @@ from echo_desk.agent.permissions import (
     git_repositories,
     git_whole_reads,
     git_worktree_updates,
+    hg_extensions,
+    install_records,
     line_changes,
     line_environment,
     listed_files,
+    named_files,
     option_variables,
     programs,
     settings_commands,
@@ -399,7 +402,7 @@ class _Judge:
         """What no floor, deny or ask rule decided: only an allow rule, a grant or allow-in-sandbox."""
         if command.opaque is not None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=command.opaque.value))
-        reading = programs.read(tuple(w.value for w in command.argv))
+        reading = self._read_with_settings(tuple(w.value for w in command.argv))
         if reading.never is not None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=reading.never.value), reading.never)
         if command.directory_change is not None and self.cd_outside:
@@ -624,7 +627,7 @@ class _Judge:
 
     def _covered_here(self, argv: tuple[Word, ...], *, sandbox: bool, depth: int) -> Compiled | None:
         values = tuple(w.value for w in argv)
-        reading = programs.read(values)
+        reading = self._read_with_settings(values)
         if reading.never is not None or reading.unreadable or self._fed_commands(reading, depth):
             return None
         matched = reading.matched or values
@@ -656,6 +659,17 @@ class _Judge:
                 self.agent_settings(reading.program_form) or not self._writes_all_allowed(own, values, sandbox)):
             return None
         return rule
+
+    def _read_with_settings(self, values: tuple[str | None, ...]) -> Reading:
+        """``programs.read``, with what the program's settings where it runs make of its words:
+        an hg command an extension may give is a flag a rule covers only by naming it
+        (``hg_extensions``)."""
+        reading = programs.read(values)
+        if values and values[0] is not None and programs.base(values[0]) == "hg":
+            foreign = hg_extensions.foreign_flags(values, self.cwds, self.where.home)
+            if foreign:
+                reading = replace(reading, flags=(*reading.flags, *foreign))
+        return reading
 
     def _variables_allowed(self, reading: Reading, values: tuple[str | None, ...], sandbox: bool) -> bool:
         """Whether the write rules let the command write where its option variables say
@@ -1007,7 +1021,17 @@ class _Judge:
         if not folders:
             return self._names_denied_here(words, reading, checked)
         saved = self.cwds
-        self.cwds = list(dict.fromkeys([*self.cwds, *folders]))
+        if default_folders.greps_named_paths(programs.base(words[0].value or ""), tuple(w.value for w in words[1:])):
+            # git changes into each -C folder before it reads any other word, and stops if it
+            # cannot (``git -C out grep KEY -- .`` searched out/ only: strace, git 2.39, s299):
+            # the -C words are judged from where the line runs, the plain pathspecs from there
+            # alone. (Not a glob: ``-- '../*'`` matched ../src/main.py, and its word names no file.)
+            found = self._names_denied_here((words[0], *(words[k] for k in sorted(moved.words))), reading, set())
+            if found is not None:
+                return found
+            self.cwds = folders
+        else:
+            self.cwds = list(dict.fromkeys([*self.cwds, *folders]))
         try:
             return self._names_denied_here(words, reading, set())
         finally:
@@ -1023,6 +1047,7 @@ class _Judge:
                            checked: set[tuple[str | None, str, bool]]) -> Provenance | None:
         shallow = lists_entries_only(words)
         values = tuple(w.value for w in words)
+        named_only = named_files.reads_named_files_only(programs.name_of(values[0]) if values else None, values[1:])
         found = self._unnamed_denied(words, reading, shallow=shallow)
         if found is not None:
             return found
@@ -1034,13 +1059,18 @@ class _Judge:
                 continue  # the same word again (`ls a a a …`)
             if not runs_there:  # (judged more narrowly: the same word as an operand is judged again)
                 checked.add(key)
+            entries = False
             if word.value is None:
                 folder = _glob_folder(word)
                 if folder is not None:
-                    found = self._glob_denied(word, reading, shallow=shallow)
+                    found = self._glob_denied(word, reading, shallow=shallow, named_only=named_only)
                     if found is not None:
                         return found
-                    word = Word(folder, folder)  # its matches are inside that folder
+                    # Its matches are inside that folder: for a reader of named files, the ones
+                    # the line may add there count, not what is further down. (A folder named
+                    # outright, ``wc -l ~/.ssh/``, still asks: the line asks for what it holds.)
+                    entries = named_only and "/" not in word.raw[len(folder) if folder != "." else 0:]
+                    word = Word(folder, folder)
                 elif self.path_denies and not word.raw.startswith(("<(", ">(")):
                     return provenance_of(self.path_denies[0])  # only known when it runs: may be one
                 else:
@@ -1050,7 +1080,7 @@ class _Judge:
             for target in self._paths_of(word):
                 if floor.inside(target, self.where.protected):
                     return _floor(floor.OWN_SETTINGS_NAMED)
-                found = self._denied(target, reading, shallow=shallow, runs_there=runs_there)
+                found = self._denied(target, reading, shallow=shallow or entries, runs_there=runs_there)
                 if found is not None:
                     return found
         return None
@@ -1094,8 +1124,8 @@ class _Judge:
         return len(others) == 1 and all(
             git_whole_reads.names_a_file(word, folder) and not self.changes.touches(folder / word) for folder in folders)
 
-    def _denied(self, target: Path, reading: Reading, *, shallow: bool = False,
-                runs_there: bool = False, denies: Sequence[Compiled] | None = None) -> Provenance | None:
+    def _denied(self, target: Path, reading: Reading, *, shallow: bool = False, runs_there: bool = False,
+                named_only: bool = False, denies: Sequence[Compiled] | None = None) -> Provenance | None:
         """The deny rule reached by a program reading (or writing) ``target``: the rule matches
         it or what it holds, or (a folder above what the rule denies) the program reaches it
         going down. ``shallow``: the program reads only the names and details of a folder's
@@ -1105,9 +1135,10 @@ class _Judge:
         ``folder_moves.working_folder_words``), judged as the folder a program runs in is: only a
         rule matching it or what it holds, not one below it (``ninja -C ..`` from src beside a
         denied ``.git/**``, as ``ninja`` at the workspace's top). ``denies``: the rules to judge
-        by (the path denies unless given)."""
+        by (the path denies unless given). ``named_only``: the program reads ``target`` only if it
+        is a file, nothing a folder holds (``named_files``)."""
         real = Path(os.path.realpath(target))
-        forms = {target, real, target / "any-file", real / "any-file"}
+        forms = {target, real} if named_only else {target, real, target / "any-file", real / "any-file"}
         where = self.where
         for item in self.path_denies if denies is None else denies:
             assert item.matcher is not None
@@ -1115,7 +1146,7 @@ class _Judge:
                 return provenance_of(item)
             # A folder above what the rule denies: a program that reads (or, for a write rule,
             # writes) recursively reaches it — unless the program only reads and it is a write rule.
-            if runs_there or (reading.reads_only and item in self.rules.write):
+            if named_only or runs_there or (reading.reads_only and item in self.rules.write):
                 continue
             bases = item.matcher.bases(workspaces=where.workspaces, home=where.home)
             if shallow:
@@ -1132,7 +1163,8 @@ class _Judge:
         found = item.matcher.match(entry, workspaces=self.where.workspaces, home=self.where.home)
         return found is Match.YES or item.matcher.text.endswith("/")
 
-    def _glob_denied(self, word: Word, reading: Reading, *, shallow: bool = False) -> Provenance | None:
+    def _glob_denied(self, word: Word, reading: Reading, *, shallow: bool = False,
+                     named_only: bool = False) -> Provenance | None:
         """A glob's matches may be links that lead elsewhere (`out/*/.ssh/key`, out/home a link):
         every name it could match is checked, as the program reads it."""
         if not self.path_denies:
@@ -1141,7 +1173,7 @@ class _Judge:
         if matches is None:
             return provenance_of(self.path_denies[0])
         for target in matches:
-            found = self._denied(target, reading, shallow=shallow)
+            found = self._denied(target, reading, shallow=shallow, named_only=named_only)
             if found is not None:
                 return found
         return None
@@ -1659,9 +1691,14 @@ def _loose_variables(values: tuple[str | None, ...], read: set[str], has_setting
     program = programs.name_of(values[0]) or ""
     if not has_settings and program not in settings_commands.COMMANDS:
         return False
+    # (an install step's DESTDIR names where it writes, which the write rules judge: install_records)
+    destinations = install_records.destination_variables(values)
+    named = (program, *values[1:])
     for name, value in given.values.items():
-        if value is None or ((name in INERT_ASSIGNMENTS or reads_as_data(program, name)) and inert_value(value)):
+        if value is None or ((name in INERT_ASSIGNMENTS or reads_as_data(named, name)) and inert_value(value)):
             continue  # (unset: the program looks where it would without it, which counts already)
+        if name in destinations:
+            continue
         if name not in read or not _absolute_paths(value):
             return True
     return False

@@ -62,7 +62,7 @@ def env_reading(argv: Argv, program: str) -> Reading:
         assigned.append(word)
         given.append((name, value))
         start += 1
-    runs = argv[start] if start < len(argv) else None
+    runs = argv[start:]
     for word in assigned:
         name, _, value = word.partition("=")
         if not inert_value(value) or (name not in INERT_ASSIGNMENTS and not reads_as_data(runs, name)):
@@ -332,7 +332,8 @@ class Wrapper:
     gives: str = ""  # the option whose NAME=value the command runs with (strace's -E)
     clears: str = "\0"  # the option after which it runs with an empty environment (exec's -c)
     #: It runs the command once (``Inner.once``): proven with strace, bash and dash, one execve
-    #: of the command each (s288).
+    #: of the command each (s288; setsid, taskset and chrt s298). unbuffer and chronic are not:
+    #: not installed where this was proven.
     once: bool = False
 
 
@@ -382,11 +383,11 @@ WRAPPERS: dict[str, Wrapper] = {
                                    *flags("--preserve-status --foreground -v|--verbose"), *_HELP), permute=False), 1,
                        once=True),
     "taskset": Wrapper(OptionSet((*flags("-a|--all-tasks -c|--cpu-list -p|--pid"), *_HELP), permute=False), 1,
-                        frozenset({"-p", "--pid"})),
+                        frozenset({"-p", "--pid"}), once=True),
     "chrt": Wrapper(OptionSet((*flags("-a|--all-tasks -b|--batch -d|--deadline -f|--fifo -i|--idle -o|--other "
                                        "-r|--rr -m|--max -p|--pid -R|--reset-on-fork -v|--verbose"),
                                 *values("-T|--sched-runtime -P|--sched-period -D|--sched-deadline"), *_HELP),
-                               permute=False), 1, frozenset({"-p", "--pid", "-m", "--max"})),
+                               permute=False), 1, frozenset({"-p", "--pid", "-m", "--max"}), once=True),
     "busybox": Wrapper(OptionSet((), permute=False)),
     "unshare": Wrapper(OptionSet((
         *(opt(n, Takes.OPTIONAL) for n in ("-m --mount", "-u --uts", "-i --ipc", "-n --net", "-p --pid",
@@ -412,7 +413,9 @@ WRAPPERS: dict[str, Wrapper] = {
     "ionice": Wrapper(OptionSet((*values("-c|--class -n|--classdata"), *flags("-t|--ignore -p|--pid -P|--pgid "
                                                                              "-u|--uid"), *_HELP), permute=False),
                        0, frozenset({"-p", "--pid", "-P", "--pgid", "-u", "--uid"}), once=True),
-    "setsid": Wrapper(OptionSet((*flags("-c|--ctty -f|--fork -w|--wait"), *_HELP), permute=False)),
+    # (setsid forks first when it leads its process group, and with -f: the command still runs
+    # once, in the child, maybe after setsid has returned; s298)
+    "setsid": Wrapper(OptionSet((*flags("-c|--ctty -f|--fork -w|--wait"), *_HELP), permute=False), once=True),
     "sudo": Wrapper(OptionSet((*flags("-A -b -H -i -K -k -l -n -P -S -s -v --login --shell --non-interactive"),
                                 opt("-E --preserve-env", Takes.OPTIONAL),
                                 *values("-C -D -g -h -p -R -r -T -t -U -u --user --group --chdir --chroot"), *_HELP),

@@ -5,7 +5,8 @@ hold up the caller's loop for milliseconds (the chat's is the window's).
 
 What is known before the handler runs (who called, the arguments, the verdict and its rule) is
 put together while it runs (``begin``: on the loop's next turn, which comes once the handler
-waits: for an MCP server's answer, or for the tool worker), so that the call's end, whose answer
+waits for the tool worker; an MCP tool's handler, awaited on the caller's loop, in the step where
+it first waits, once its request is on its way), so that the call's end, whose answer
 waits for its record to be in the journal, only adds the columns the end decides. The record and
 the journal line are the same either way, and the answer still goes only once the line is written.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import partial
@@ -48,10 +50,16 @@ def _made_from(record: CallRecord) -> tuple[object, ...]:
     return record.decision, record.provenance, record.deciding, record.arguments, record.entry
 
 
-def begin(audit: AuditLog | None, record: CallRecord) -> None:
-    """Begin the call's audit record on the loop's next turn: its handler is about to run."""
-    if audit is not None and len(record.call.arguments) <= MOST_CHARS_ON_THE_CALLER:
-        asyncio.get_running_loop().call_soon(_begin, record)
+def begin(audit: AuditLog | None, record: CallRecord, *, at_first_wait: bool = False) -> Callable[[], None] | None:
+    """Begin the call's audit record while its handler runs: on the loop's next turn; or, with
+    ``at_first_wait`` (its handler is awaited on this loop), returned for the caller to call once
+    the handler first waits, in the same step (no turn of the loop of its own)."""
+    if audit is None or len(record.call.arguments) > MOST_CHARS_ON_THE_CALLER:
+        return None
+    if at_first_wait:
+        return partial(_begin, record)
+    asyncio.get_running_loop().call_soon(_begin, record)
+    return None
 
 
 def _begin(record: CallRecord) -> None:

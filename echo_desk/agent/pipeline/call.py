@@ -114,6 +114,9 @@ class Call:
     kept: Kept = field(default_factory=dict)
     #: The handler of the latest attempt (``None`` until one starts).
     handler: Handler | None = None
+    #: Begins the audit record when an offloaded handler (awaited on this loop) first waits
+    #: (``audit_record.begin``); taken by the first attempt.
+    at_first_wait: Callable[[], None] | None = None
 
     @property
     def tool(self) -> Tool:

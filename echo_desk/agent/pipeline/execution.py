@@ -55,7 +55,7 @@ class Trip:
 async def run_preview(call: Call, params: dict[str, Any], *, inline: bool) -> ToolPreview | None:
     """The tool's preview of ``params`` (``None`` when it shows nothing); a failure stops the call."""
     try:
-        preview = await _awaited(call, call.tool.preview(params, call.ctx), inline=inline, quick=inline)
+        preview = await _awaited(call, call.tool.preview(params, call.ctx), inline=inline)
     except _HANDLER_FAILURES as exc:
         raise _preview_failed(failure_of(exc, call)) from None
     except Exception as exc:
@@ -70,7 +70,10 @@ async def run_once(call: Call) -> ToolResult:
     handler = call.handler = Handler()
     try:
         if call.entry.offloaded:
-            returned = await _awaited(call, handler.run(tool.execute(call.params, ctx)), inline=True, quick=False)
+            # The record's first part, once the handler waits (the first attempt's only).
+            at_first_wait, call.at_first_wait = call.at_first_wait, None
+            returned = await _awaited(call, handler.run(tool.execute(call.params, ctx)), inline=True,
+                                      at_first_wait=at_first_wait)
         else:  # the usual way, awaited here directly (one coroutine frame less on each resumption)
             returned = await call.services.workers.run(handler.run(tool.execute(call.params, ctx)),
                                                        tool.timeout_seconds)
@@ -160,16 +163,15 @@ def _trip_failed(call: Call, trip: Trip, exc: Exception) -> ToolResult:
     return failure
 
 
-async def _awaited(call: Call, coro: Coroutine[Any, Any, T], *, inline: bool, quick: bool) -> T:
-    """``coro`` under the tool's limit: on a worker, or ``inline`` on this loop (``quick``: an
-    adapter's preview mostly answers at once, so no timer is armed before it waits)."""
+async def _awaited(call: Call, coro: Coroutine[Any, Any, T], *, inline: bool,
+                   at_first_wait: Callable[[], None] | None = None) -> T:
+    """``coro`` under the tool's limit: on a worker, or ``inline`` on this loop (stepped once
+    before a timer is armed: an adapter's preview mostly answers at once; ``at_first_wait`` is
+    called once it first waits, in that step)."""
     timeout = call.tool.timeout_seconds
     try:
-        if inline and quick:
-            return await bounded(coro, timeout)
         if inline:
-            async with asyncio.timeout(timeout):
-                return await coro
+            return await bounded(coro, timeout, at_first_wait)
         return await call.services.workers.run(coro, timeout)
     except asyncio.CancelledError:
         call.ctx.cancel_event.set()

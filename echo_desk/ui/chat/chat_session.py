@@ -135,7 +135,7 @@ class ChatSession(QObject):
         agent and the conversation store are imported."""
         from echo_desk.agent.session import ConversationSession
 
-        return ConversationSession(writer=self._write)
+        return ConversationSession(writer=self._write, envelope_writer=self._write_envelope)
 
     @property
     def store(self) -> ConversationStore | None:
@@ -312,6 +312,18 @@ class ChatSession(QObject):
         append = functools.partial(store.append, node=placement.node, parent=placement.parent,
                                    stats=placement.stats)
         marshal.BackgroundOp(append, conversation_id, message, record).on_failure(failed).run(serial=True)
+
+    def _write_envelope(self, conversation_id: str, node: str, envelope: Envelope) -> None:
+        """A saved call's newer envelope (its sandbox checked later), behind the queued writes."""
+        store = self.core.store
+        if store is None:
+            return
+        record = _envelope_dict(envelope)
+
+        def failed(exc: BaseException) -> None:  # the card on screen says it; only a reopened one will not
+            log.error("saving what the later check of a call found failed", exc_info=exc)
+
+        marshal.BackgroundOp(store.replace_envelope, conversation_id, node, record).on_failure(failed).run(serial=True)
 
     def stop(self) -> None:
         if self.core.busy:

@@ -136,13 +136,23 @@ def _failure_parts(item: TranscriptItem, p: Palette) -> list[str]:
     return [_pre(shown(item.error), p.danger)] if item.error else []
 
 
+def _changed_before_stop(item: TranscriptItem) -> tuple[str, ...]:
+    """The files a stopped call changed, by name: the check after a stop compares each file with
+    what Revert kept and makes no diff, so there are no lines to count (a stopped call's changes
+    read "+0 −0" otherwise)."""
+    if item.status == ToolStatus.CANCELLED and item.file_changes:
+        return tuple(change.path for change in item.file_changes)
+    return () if item.file_changes else item.changed_before_stop
+
+
 def _revert_parts(item: TranscriptItem, p: Palette) -> list[str]:
     """What Revert can do for the call's changes: a link, that it was done, or why it cannot."""
     parts: list[str] = []
-    if item.changed_before_stop and not item.file_changes:
+    before_stop = _changed_before_stop(item)
+    if before_stop:
         parts.append(_div(_("Changed before the stop: {files}").format(
-            files=list_text(visible_path(path) for path in item.changed_before_stop)), p.text))
-    if not ((item.file_changes and item.status in ("done", "failed")) or item.changed_before_stop):
+            files=list_text(visible_path(path) for path in before_stop)), p.text))
+    if not ((item.file_changes and item.status in ("done", "failed")) or before_stop):
         return parts  # a call out of time, or stopped, may have written: those offer it too
     if item.reverted:
         parts.append(_div(_("Reverted"), p.muted))
@@ -197,7 +207,7 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
         result, more = _lines(item.result, limit)
         hidden += more
         parts.append(_pre(result, p.text))
-    for change in item.file_changes:
+    for change in () if item.status == ToolStatus.CANCELLED else item.file_changes:  # (named by _revert_parts)
         html_part, more = _change_html(change, item.expanded, p)
         parts.extend(html_part)
         hidden += more

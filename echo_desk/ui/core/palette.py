@@ -25,6 +25,8 @@ class Palette:
     muted: str
     faint: str
     border: str
+    #: The edge of a text box: Qt's own (from ``window``) all but vanishes on the dark base.
+    field_border: str
     accent: str
     link: str
     ok: str
@@ -72,7 +74,7 @@ class Palette:
 
 LIGHT = Palette(
     name="light", window="#f6f8fa", base="#ffffff", text="#1f2328", muted="#57606a", faint="#8c959f",
-    border="#d0d7de", accent="#0969da", link="#0969da", ok="#1a7f37", warn="#9a6700", danger="#cf222e",
+    border="#d0d7de", field_border="#afb8c1", accent="#0969da", link="#0969da", ok="#1a7f37", warn="#9a6700", danger="#cf222e",
     denied="#8250df", warn_bg="#fff8c5", warn_border="#d4a72c", danger_bg="#ffebe9", danger_text="#82071e",
     user_bubble="#ddf4ff", user_border="#b6e3ff", assistant_bubble="#ffffff", assistant_border="#ffffff",
     card="#f6f8fa", card_border="#d0d7de", code_bg="#f6f8fa", code_border="#d0d7de", inline_code_bg="#eff1f3",
@@ -84,7 +86,7 @@ LIGHT = Palette(
 
 DARK = Palette(
     name="dark", window="#161b22", base="#0d1117", text="#e6edf3", muted="#9198a1", faint="#6e7681",
-    border="#30363d", accent="#4493f8", link="#4493f8", ok="#3fb950", warn="#d29922", danger="#f85149",
+    border="#30363d", field_border="#545d68", accent="#4493f8", link="#4493f8", ok="#3fb950", warn="#d29922", danger="#f85149",
     denied="#ab7df8", warn_bg="#3a2e05", warn_border="#9e6a03", danger_bg="#490202", danger_text="#ffa198",
     user_bubble="#122d4f", user_border="#1f6feb", assistant_bubble="#0d1117", assistant_border="#0d1117",
     card="#161b22", card_border="#30363d", code_bg="#161b22", code_border="#30363d", inline_code_bg="#262c36",

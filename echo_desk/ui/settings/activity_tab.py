@@ -309,7 +309,7 @@ class ActivityTab(QWidget):
             folder = arguments.get("folder") if isinstance(arguments, dict) else ""
             self.detail.setText("\n".join([_(
                 "The sandboxed MCP server “{server}” left in {folder} what would run code later, and no call to it "
-                "came after to say so. It was put aside as Echo Desk quit:").format(server=visible(str(record["tool"]), one_line=True),
+                "came after to say so. It was put aside when the server stopped:").format(server=visible(str(record["tool"]), one_line=True),
                                              folder=visible(str(folder or ""), one_line=True)),
                 *put_aside_lines("", _planted(record))]))
             return

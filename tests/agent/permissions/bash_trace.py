@@ -1,6 +1,6 @@
-"""Running a line under bash (or dash) with every exec traced, and what the engine saw in it: the
-two sides of the check against the shell itself (``test_against_bash.py``, and its random
-exploration, ``scripts/explore_against_bash.py``)."""
+"""Running a line under bash (or dash) with every exec and every write traced, and what the
+engine saw in it: the two sides of the check against the shell itself (``test_against_bash.py``,
+and its random exploration, ``scripts/explore_against_bash.py``)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 from echo_desk.agent.permissions import programs
@@ -17,8 +18,11 @@ from echo_desk.agent.permissions.shell import analyse
 from echo_desk.agent.permissions.shell_verdict import _Judge
 from echo_desk.sandbox.shell import Grammar
 
+from .written_files import WRITE_CALLS, files_written
+
 #: Programs the rules allow, each by its own rule; and ``bash -c``/``sh -c``, whose line is judged.
 ALLOWED = ["echo", "true", "ls", "cat", "printf", "sed", "sort", "tar", "env", "timeout", "nice", "xargs", "find", "test", "let", "read", "set",
+           "tee", "cp", "touch", "mkdir", "ln", "history", "mapfile", "cd", "pushd",
            "command", "time", "head", "wc", "grep"]
 RULES = (f'[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[{"|".join(ALLOWED)}] **"\n\n'
          '[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[bash|sh] -c *"\n\n'
@@ -48,24 +52,37 @@ def strace_problem(tmp: Path) -> str | None:
     return None
 
 
-def programs_run(line: str, scratch: Path, *, timeout: float = 30, shell: str = "bash") -> list[str]:
-    """The programs ``shell`` (bash or dash) really executed for ``line`` in ``scratch`` (emptied
-    first, then given ``a.txt`` and ``a.tar``), the shell itself left out, in order."""
+@dataclass(frozen=True)
+class Trace:
+    """What a line really did: the programs it executed (the shell itself left out), in order, and
+    every file it opened for writing, created, renamed, linked or deleted (absolute paths)."""
+
+    programs: list[str]
+    written: list[str]
+
+
+def run_traced(line: str, scratch: Path, *, home: Path, timeout: float = 30, shell: str = "bash") -> Trace:
+    """Run ``line`` under ``shell`` (bash or dash) in ``scratch`` (emptied first, then given
+    ``a.txt`` and ``a.tar``) with ``$HOME`` at ``home``, and trace what it executed and wrote."""
     found, strace = shutil.which(shell), shutil.which("strace")
     assert shell in SHELLS and found is not None and strace is not None
     options = ["--noprofile", "--norc"] if shell == "bash" else []
     for child in scratch.iterdir():
-        if child.is_dir():
+        if child.is_dir() and not child.is_symlink():
             shutil.rmtree(child)
         else:
             child.unlink()
     (scratch / "a.txt").write_text("a\n")
     subprocess.run(["tar", "-cf", "a.tar", "a.txt"], cwd=scratch, check=True)
     log = scratch.parent / "trace.log"
-    subprocess.run([strace, "-f", "-qq", "-e", "trace=execve", "-o", str(log), found, *options, "-c", line], cwd=scratch, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
-                   env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(scratch), "LANG": "C"})
-    executed = executions(log.read_text())
-    return [os.path.basename(p) for p in executed[1:]]
+    # -y names each descriptor's file, the folder of AT_FDCWD included: relative paths resolve.
+    calls = ",".join(("execve", *WRITE_CALLS))
+    subprocess.run([strace, "-f", "-qq", "-y", "-e", f"trace={calls}", "-o", str(log), found, *options, "-c", line],
+                   cwd=scratch, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
+                   env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "LANG": "C"})
+    text = log.read_text(errors="replace")
+    executed = executions(text)
+    return Trace([os.path.basename(p) for p in executed[1:]], files_written(text, scratch))
 
 
 def executions(log: str) -> list[str]:

@@ -1,6 +1,7 @@
 """The engine against the shell itself: every generated line runs under bash (as run_command
 runs it; the random lines under dash too) in a scratch folder, traced with strace; each program
-that really ran must be one the engine collected — or the engine does not allow the line.
+that really ran must be one the engine collected, and each file it wrote must lie where the write
+rules allow — or the engine does not allow the line.
 
 The lines are generated from fixed templates and payloads, and by a fixed seed of the random
 exploration (``scripts/explore_against_bash.py``), the same in every run. Skipped, with the
@@ -22,8 +23,9 @@ import pytest
 from echo_desk.agent.permissions import Effect
 from echo_desk.agent.permissions.floor import Where
 
-from .bash_trace import RULES, executions, programs_run, strace_problem, unexpected
+from .bash_trace import RULES, executions, run_traced, strace_problem, unexpected
 from .conftest import Setup
+from .written_files import files_written, not_allowed
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -39,6 +41,8 @@ TEMPLATES = [
     "echo $'\\' ; {p} #'", "sed -n '1e {p}' a.txt", "sed -n 's/.*/{p}/e' a.txt",
     "tar -tf a.tar --checkpoint=1 --checkpoint-a=exec='{p}'", "f() {{ {p}; }}; f", "for i in 1; do {p}; done",
     "case x in x) {p};; esac", "! {p}", "echo x | while read l; do {p}; done", "{p} 2>&1 | cat",
+    # bash's time keyword times a cd in the shell itself: the folder changes for the rest (s294).
+    "time -p cd ..; {p}", "time cd; {p} > w.txt", "{p} > ../w.txt", "{p} | tee ~/w.txt",
 ]
 LINES = [t.format(p=p) for t, p in itertools.product(TEMPLATES, PAYLOADS)]
 
@@ -52,26 +56,27 @@ def test_what_bash_runs_is_what_the_engine_collected_or_the_line_is_not_allowed(
     where = Where(cwd=setup.workspace, home=setup.home, workspaces=(setup.workspace,), protected=())
     scratch = setup.workspace
     allowed_lines = 0
-    missed: list[tuple[str, list[str]]] = []
+    missed: list[tuple[str, list[str], list[str]]] = []
     for line in LINES:
-        ran = programs_run(line, scratch)
+        trace = run_traced(line, scratch, home=setup.home)
         verdict = setup.engine.check_command(line, workspace=setup.workspace).effect
         if verdict is not Effect.ALLOW:
             continue
         allowed_lines += 1
-        if unexpected(line, ran, where):
-            missed.append((line, ran))
+        if unexpected(line, trace.programs, where) or not_allowed(trace.written, setup.workspace):
+            missed.append((line, trace.programs, trace.written))
     assert missed == []
     # The check means something only if many lines were allowed and really ran their programs.
     assert allowed_lines >= 40, allowed_lines
 
 
-@pytest.mark.parametrize(("shell", "fewest_allowed"), [("bash", 150), ("dash", 100)])
+@pytest.mark.parametrize(("shell", "fewest_allowed", "fewest_writing"), [("bash", 150, 35), ("dash", 100, 20)])
 def test_random_nested_lines_run_only_what_the_engine_saw_and_allowed(tmp_path: Path, shell: str,
-                                                                      fewest_allowed: int) -> None:
+                                                                      fewest_allowed: int, fewest_writing: int) -> None:
     """A fixed seed of the random exploration (constructs nested up to four deep, programs spelled
-    in many ways): every line the engine allows runs under strace and must run nothing else. Under
-    dash the engine judges as run_command does where bash is missing (it then runs ``/bin/sh``)."""
+    in many ways, files written in and out of the workspace): every line the engine allows runs
+    under strace and must run nothing else and write nowhere else. Under dash the engine judges
+    as run_command does where bash is missing (it then runs ``/bin/sh``)."""
     why = strace_problem(tmp_path)
     if why is not None:
         pytest.skip(why)
@@ -81,10 +86,13 @@ def test_random_nested_lines_run_only_what_the_engine_saw_and_allowed(tmp_path: 
                            "--count", "1500", "--shell", shell], capture_output=True, text=True, timeout=600,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    summary = re.fullmatch(r"(\d+) of 1500 lines allowed and run; 0 ran .*", done.stdout.splitlines()[-1])
+    summary = re.fullmatch(r"(\d+) of 1500 lines allowed and run \((\d+) wrote files\); 0 ran .*",
+                           done.stdout.splitlines()[-1])
     assert summary is not None, done.stdout[-3000:]
-    # The check means something only if many of the random lines were allowed and really ran.
+    # The check means something only if many of the random lines were allowed and really ran,
+    # and many of them wrote files.
     assert int(summary.group(1)) >= fewest_allowed, summary.group(0)
+    assert int(summary.group(2)) >= fewest_writing, summary.group(0)
 
 
 def test_the_trace_sees_a_call_strace_split_in_two() -> None:
@@ -98,3 +106,40 @@ def test_the_trace_sees_a_call_strace_split_in_two() -> None:
            '10 <... execve resumed>)            = -1 ENOENT (No such file or directory)\n'
            '9 <... execve resumed>)             = 0\n')
     assert executions(log) == ["/usr/bin/bash", "/usr/bin/ls", "/usr/bin/wc"]
+
+
+def test_the_trace_sees_every_kind_of_write_where_it_happened() -> None:
+    """Writes as strace shows them with ``-y``: the file an open for writing reached (through a
+    link too), both names of a rename, the new name of a link, a folder made or removed, each
+    relative path in the folder of the process that wrote it. Reads, failures and the null
+    device write nothing."""
+    log = ('7 openat(AT_FDCWD</ws>, "a.txt", O_RDONLY) = 3</ws/a.txt>\n'
+           '7 openat(AT_FDCWD</ws>, "l", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3</top/w.txt>\n'
+           '7 openat(AT_FDCWD</ws>, "/dev/null", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3</dev/null>\n'
+           '7 openat(AT_FDCWD</ws>, "/dev/tty", O_RDWR|O_NONBLOCK) = -1 ENXIO (No such device or address)\n'
+           '8 renameat2(AT_FDCWD</ws>, "x", AT_FDCWD</ws>, "../y", RENAME_NOREPLACE) = 0\n'
+           '8 symlinkat("../top", AT_FDCWD</ws>, "up") = 0\n'
+           '9 openat(AT_FDCWD</top>, "/usr/lib/locale/C.utf8/LC_CTYPE", O_RDONLY|O_CLOEXEC <unfinished ...>\n'
+           '10 unlinkat(3</ws/d>, "f", 0 <unfinished ...>\n'
+           '9 <... openat resumed>) = 3</usr/lib/locale/C.utf8/LC_CTYPE>\n'
+           '10 <... unlinkat resumed>) = 0\n'
+           '10 mkdir("p", 0777) = 0\n'
+           '9 mkdir("q", 0777) = 0\n'
+           '11 mkdir("r", 0777) = 0\n')
+    written = files_written(log, Path("/start"))
+    assert written == ["/top/w.txt", "/dev/null", "/ws/x", "/y", "/ws/up", "/ws/d/f", "/start/p", "/top/q", "/start/r"]
+    assert not_allowed(written, Path("/ws")) == ["/top/w.txt", "/y", "/start/p", "/top/q", "/start/r"]
+
+
+def test_the_write_check_sees_a_line_write_outside_the_workspace(tmp_path: Path) -> None:
+    """The check has teeth: a line the rules would allow if the engine lost track of the folder
+    (``cd ..`` timed by bash's ``time`` keyword, s294) really writes above the workspace."""
+    why = strace_problem(tmp_path)
+    if why is not None:
+        pytest.skip(why)
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    home.mkdir()
+    trace = run_traced("echo x > in.txt; time -p cd ..; touch w.txt; echo x > ~/h.txt", workspace, home=home)
+    assert trace.programs == ["touch"]
+    assert not_allowed(trace.written, workspace) == [str(tmp_path / "w.txt"), str(home / "h.txt")]

@@ -167,3 +167,22 @@ def test_the_command_mode_reads_no_build_file(setup: Setup, line: str) -> None:
     assert _verdict(setup, line, writable) is Effect.ALLOW
     # The cmake that -E env runs reads them, as any cmake does.
     assert _verdict(setup, "cmake -E env cmake -S . -B b", writable) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("prefix", ["~/stage/p", "@HOME@/stage/p", "--prefix=@HOME@/stage/p"])
+def test_the_install_prefix_is_a_folder_written_not_one_read(setup: Setup, prefix: str) -> None:
+    """``cmake --install b --prefix P`` opened nothing below P but what it installed: a
+    CMakeLists.txt, CMakeCache.txt and cmake_install.cmake planted there were not read (strace,
+    cmake 3.25, bash and dash, s293). P is judged by the write rules alone."""
+    cmake_record(setup.workspace / "src" / "b", f"{setup.home}/stage")
+    spelled = prefix.replace("@HOME@", str(setup.home))
+    line = f"cmake --install src/b {spelled if spelled.startswith('--') else '--prefix ' + spelled}"
+    assert _verdict(setup, line, writes_allowed("~/stage/**")) is Effect.ALLOW
+    assert _verdict(setup, line.replace("stage/p", "other/p"), writes_allowed("~/stage/**")) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["cmake --install ~/stage/b --prefix out/p", "cmake --install src/b --prefix $P"])
+def test_the_build_folder_and_an_unknown_prefix_still_count(setup: Setup, line: str) -> None:
+    """(the word after --install is the build folder, whose cmake_install.cmake runs)"""
+    cmake_record(setup.workspace / "src" / "b", f"{setup.home}/stage")
+    assert _verdict(setup, line, writes_allowed("~/stage/**", "@workspace/out/**")) is not Effect.ALLOW

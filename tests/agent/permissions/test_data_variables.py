@@ -106,6 +106,34 @@ def test_a_variable_that_may_change_what_runs_still_asks(project: Setup, line: s
     assert effect_under(project, PROGRAMS, line) is not Effect.ALLOW
 
 
+@pytest.mark.parametrize("line", [
+    "PY_COLORS=1 python -m pytest",
+    "PY_COLORS=0 python3 -m pytest -q",
+    "PY_COLORS=1 PYTHONHASHSEED=0 python -B -m pytest -x",
+    "env PY_COLORS=1 python -m pytest",
+    "env PY_COLORS=1 python3 -m pytest -q",
+])
+def test_python_running_a_module_is_judged_by_the_program_it_runs(project: Setup, line: str) -> None:
+    # s298: `python -m pytest` is pytest (`Reading.program_form`), so pytest's data variables
+    # are covered there too; it asked, the variable judged by the word `python`
+    rules = WRITING + rule_text("env **") if line.startswith("env ") else WRITING
+    assert effect_under(project, rules, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "PY_COLORS=1 python",  # (python alone does not read it: not proven for it)
+    "PY_COLORS=1 python -c 1",
+    "PY_COLORS=1 python -X dev -m pytest",  # (an option that is not a plain one: not the program form)
+    "PY_COLORS=1 python -m pip list",  # (pytest's, not pip's)
+    "PY_COLORS=1 /usr/bin/python3 -m pytest",  # (the program as written)
+    "PYTHONPATH=out python -m pytest",
+    "env PY_COLORS=1 PYTEST_ADDOPTS=-x python -m pytest",
+])
+def test_what_python_runs_a_module_as_covers_only_its_own_variables(project: Setup, line: str) -> None:
+    rules = WRITING + rule_text("[python -m pip|python|env] **")
+    assert effect_under(project, rules, line) is not Effect.ALLOW
+
+
 def test_a_rule_naming_a_variable_not_listed_allows_it(project: Setup) -> None:
     rules = PROGRAMS + rule_text("CARGO_TERM_COLOR=* cargo test **")
     assert effect_under(project, rules, "CARGO_TERM_COLOR=always cargo test") is Effect.ALLOW

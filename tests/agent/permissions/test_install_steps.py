@@ -82,3 +82,44 @@ def test_cargo_install_needs_a_rule_naming_it(setup: Setup, line: str) -> None:
     assert effect_under(setup, BUILDS, line) is not Effect.ALLOW
     named = rule_text("cargo [install|uninstall] **", "cargo -q [install|uninstall] **")
     assert effect_under(setup, BUILDS + named, line) is Effect.ALLOW
+
+
+#: A developer who stages installs below ~/stage through env (s293).
+STAGED = BUILDS + rule_text("env DESTDIR=* [ninja|make|meson|cmake] **") + writes_allowed("~/stage/**")
+
+
+@pytest.mark.parametrize(("kind", "line"), [
+    ("cmake", "env DESTDIR=@HOME@/stage ninja -C b install"), ("cmake", "env DESTDIR=@HOME@/stage cmake --build b -t install"),
+    ("cmake", "env DESTDIR=@HOME@/stage cmake --install b"), ("meson", "env DESTDIR=@HOME@/stage meson install -C b"),
+    ("meson", "env DESTDIR=@HOME@/stage ninja -C b install"), ("cmake", "cd b && env DESTDIR=@HOME@/stage make install"),
+])
+def test_a_staged_install_given_by_env_is_judged_by_the_write_rules(setup: Setup, kind: str, line: str) -> None:
+    """``env DESTDIR=D ninja -C b install`` opened nothing below D but what it installed: a
+    CMakeLists.txt, cmake_install.cmake, build.ninja and Makefile planted there were not read
+    (strace, cmake 3.25, ninja 1.11, make 4.3, bash and dash, s293). DESTDIR names where the
+    install writes, which the write rules judge: a rule naming the variable covers it there."""
+    (cmake_record if kind == "cmake" else meson_record)(setup.workspace / "b", "/usr/local")
+    assert effect_under(setup, STAGED, line.replace("@HOME@", str(setup.home))) is Effect.ALLOW
+    for elsewhere in ("@HOME@", "@HOME@/stage/..", "@HOME@/stage/l", "~/stage", "stage"):
+        (setup.home / "stage").mkdir(exist_ok=True)
+        if not (setup.home / "stage" / "l").is_symlink():
+            (setup.home / "stage" / "l").symlink_to(setup.home)
+        hostile = line.replace("@HOME@/stage", elsewhere).replace("@HOME@", str(setup.home))
+        assert effect_under(setup, STAGED, hostile) is not Effect.ALLOW, hostile
+
+
+@pytest.mark.parametrize("line", [
+    "env DESTDIR=@HOME@/stage ninja -C b",  # (no install step: a variable the engine does not read)
+    "env DESTDIR=@HOME@/stage cmake --install b --prefix @HOME@/stage/p",  # (not joined to the prefix here)
+    "env DESTDIR=@HOME@/stage make -C b install DESTDIR=@HOME@/stage",  # (make's own wins)
+    "env DESTDIR=@HOME@/stage PYTHONPATH=@HOME@/stage ninja -C b install",
+])
+def test_destdir_is_read_only_where_the_install_step_takes_it(setup: Setup, line: str) -> None:
+    cmake_record(setup.workspace / "b", "/usr/local")
+    assert effect_under(setup, STAGED, line.replace("@HOME@", str(setup.home))) is not Effect.ALLOW
+
+
+def test_a_staged_install_needs_a_rule_naming_the_variable(setup: Setup) -> None:
+    cmake_record(setup.workspace / "b", "/usr/local")
+    rules = BUILDS + writes_allowed("~/stage/**")
+    assert effect_under(setup, rules, f"env DESTDIR={setup.home}/stage ninja -C b install") is not Effect.ALLOW

@@ -103,3 +103,36 @@ def test_an_ackrc_the_agent_may_write_asks(setup: Setup, writable: str, line: st
     if writable:
         rules += rule_text(writable, tool="write")
     assert (effect_under(setup, rules, line) is Effect.ALLOW) is allowed
+
+
+@pytest.mark.parametrize(("line", "allowed"), [
+    ("git -C out grep KEY -- .", True), ("git -C out grep -n KEY -- . a.txt", True),
+    ("git -C out grep KEY -- ..", False), ("git -C out grep KEY -- ../src", False),  # (the top, src/)
+    ("git -C src grep KEY -- .", False), ("git -C out -C ../src grep KEY -- .", False),
+    ("git -C out grep KEY -- '../*'", False),  # (a glob pathspec: ../src/main.py matched, git 2.39)
+    ("git -C out grep KEY -- ':/'", False), ("git -C out grep KEY HEAD -- .", False),
+    ("git -C $D grep KEY -- .", False),
+])
+def test_a_pathspec_after_git_dash_c_is_read_from_the_folder_it_names(setup: Setup, line: str, allowed: bool) -> None:
+    """s299: ``git -C out grep KEY -- .`` searched out/ only (strace: src/main.py never opened,
+    git 2.39, bash and dash), yet asked: its ``.`` was judged from the workspace's top too."""
+    (setup.workspace / "out" / "a.txt").write_text("KEY\n", encoding="utf-8")
+    assert (effect_under(setup, DENIED, line) is Effect.ALLOW) is allowed
+
+
+@pytest.mark.parametrize(("denied", "line", "allowed"), [
+    ("@workspace/.git/**", "exa --git -l out", False), ("@workspace/.git/**", "exa -l --git-ignore out", False),
+    ("@workspace/.git/**", "cd out && exa --git -l", False), ("@workspace/.git/**", "exa $O out", False),
+    ("@workspace/src/**", "exa --git -l", False),  # (-M src: a file below src/ changed)
+    ("@workspace/.git/**", "eza --git out", False),
+    ("@workspace/.git/**", "exa -l out", True), ("@workspace/.git/**", "exa -l", True),
+    ("@workspace/.git/**", "exa -- --git", True),  # (a file named --git)
+])
+def test_exa_showing_git_status_reads_the_repository(setup: Setup, denied: str, line: str, allowed: bool) -> None:
+    """s299: ``exa --git -l out`` and ``exa --git-ignore out`` opened .git/index, .git/HEAD and
+    objects (libgit2, exa 0.10.1, bash and dash) past a read deny on ``@workspace/.git/**``, and
+    ``exa --git -l`` showed ``-M src`` past one on src/**: they are judged as ``git status``."""
+    (setup.workspace / ".git").mkdir()
+    (setup.workspace / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    rules = rule_text("[exa|eza|cd] **") + rule_text(denied, effect="deny", tool="read")
+    assert (effect_under(setup, rules, line) is Effect.ALLOW) is allowed

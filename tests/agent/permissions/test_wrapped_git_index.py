@@ -9,7 +9,9 @@ Proven with strace, bash and dash, in a scratch repository with out/r/.git/confi
 ``core.fsmonitor = touch PWNED``: ``git add -A`` and ``env``/``nice``/``timeout``/``nohup``/
 ``stdbuf``/``time``/``ionice`` before it each ran git once and never ran touch; ``git add -A;
 git add -A``, ``printf '1\\n2\\n' | xargs -I{} git add -A`` and ``env git add -A && git status``
-ran it (hostile corpus, s288)."""
+ran it (hostile corpus, s288). s298: ``setsid`` (with ``-f``, ``-w``, and leading its process
+group, where it forks first), ``taskset`` and ``chrt`` also ran git once each; unbuffer and
+chronic were not installed, and still count as running it again."""
 
 from __future__ import annotations
 
@@ -21,7 +23,8 @@ from .conftest import Setup
 from .engine_verdicts import effect_under, rule_text, writes_allowed
 from .git_setup import git_in
 
-RULES = rule_text("git [status|diff|log|add|stash] **", "[env|nice|timeout|nohup|stdbuf|time|ionice|xargs|printf] **") \
+RULES = rule_text("git [status|diff|log|add|stash] **",
+                  "[env|nice|timeout|nohup|stdbuf|time|ionice|setsid|taskset|chrt|xargs|printf] **") \
     + writes_allowed("@workspace/out/**")
 
 
@@ -48,6 +51,16 @@ def repository(setup: Setup) -> Setup:
     "env LANG=C nice -n5 timeout 9 git add -A",
     "env git stash",
     "timeout 9 git status",
+    # s298: one execve of git each, strace, bash and dash (setsid forks first when it leads its
+    # process group, and with -f; chrt and taskset set a policy or a CPU mask, then exec)
+    "setsid git add -A",
+    "setsid -f git add -A",
+    "setsid -w git add -A",
+    "taskset 1 git add -A",
+    "taskset -c 0 git add -A",
+    "chrt -o 0 git add -A",
+    "chrt -b 0 git add -A",
+    "nice setsid taskset -c 0 git add -A",
 ])
 def test_a_git_command_a_wrapper_runs_once_is_judged_as_the_bare_one(repository: Setup, line: str) -> None:
     assert effect_under(repository, RULES, line) is Effect.ALLOW
@@ -59,6 +72,8 @@ def test_a_git_command_a_wrapper_runs_once_is_judged_as_the_bare_one(repository:
     "timeout 9 git add out/r && timeout 9 git diff",
     "nice git add -A && env git add -A",
     "printf '1\\n2\\n' | xargs -I{} git add -A",
+    "setsid git add out/r && taskset 1 git status",
+    "chrt -o 0 git add -A && setsid -w git diff",
 ])
 def test_a_git_add_that_may_run_before_another_git_command_still_asks(repository: Setup, line: str) -> None:
     assert effect_under(repository, RULES, line) is not Effect.ALLOW
@@ -67,7 +82,8 @@ def test_a_git_add_that_may_run_before_another_git_command_still_asks(repository
 @pytest.mark.parametrize("argv", [
     ("env", "git", "add"), ("env", "-u", "X", "A=1", "git", "add"), ("nice", "-n", "5", "git", "add"),
     ("timeout", "5", "git", "add"), ("nohup", "git", "add"), ("stdbuf", "-oL", "git", "add"),
-    ("time", "git", "add"), ("ionice", "-c3", "git", "add"),
+    ("time", "git", "add"), ("ionice", "-c3", "git", "add"), ("setsid", "git", "add"), ("setsid", "-f", "git", "add"),
+    ("taskset", "-c", "0", "git", "add"), ("chrt", "-o", "0", "git", "add"),
 ])
 def test_the_wrappers_that_run_their_command_once_say_so(argv: tuple[str, ...]) -> None:
     assert [inner.once for inner in programs.read(argv).inners] == [True]
@@ -77,6 +93,7 @@ def test_the_wrappers_that_run_their_command_once_say_so(argv: tuple[str, ...]) 
     ("xargs", "git", "add"), ("xargs", "-I{}", "git", "add", "-A"), ("find", ".", "-exec", "git", "add", "{}", ";"),
     ("watch", "git", "add", "-A"), ("entr", "git", "add", "-A"), ("bash", "-c", "git add -A"),
     ("git", "submodule", "foreach", "git add -A"), ("sudo", "git", "add"), ("valgrind", "git", "add"),
+    ("unbuffer", "git", "add"), ("chronic", "git", "add"),  # (not proven: not installed, s298)
 ])
 def test_any_other_program_may_run_its_command_again(argv: tuple[str, ...]) -> None:
     assert all(not inner.once for inner in programs.read(argv).inners)

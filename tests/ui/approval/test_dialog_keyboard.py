@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAccessible, QColor, QKeySequence, QShortcut
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QTabBar
+from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QTabBar, QWidget
 
 from echo_desk.agent.host import ApprovalChoice, ApprovalRequest
 from echo_desk.agent.model import ToolCall
@@ -174,5 +174,96 @@ def test_the_body_shows_a_frame_in_the_accent_colour_while_it_has_the_focus(qtbo
         qtbot.waitUntil(lambda: left_edge() == accent)
         dialog.deny.setFocus(Qt.FocusReason.TabFocusReason)
         qtbot.waitUntil(lambda: left_edge() != accent)
+    finally:
+        theme.apply_theme("light")
+
+
+def _spawn_request(qloop, runtime, scope) -> ApprovalRequest:
+    """The request a sub-agent's start asks, as the engine builds it (answered No)."""
+    from tests.ui.chat.test_subagents_ui import Children, _delegate, _host
+
+    runtime.enable_delegation(Children())
+    host = _host(runtime)
+
+    async def asked() -> ApprovalRequest:
+        opened = next_emission(host.dialog_opened)
+        task = asyncio.ensure_future(runtime.dispatcher.execute_tool(
+            _delegate(tools=["read_note"], read_only=True), scope, host))
+        dialog = await within(opened)
+        dialog.deny.click()
+        await within(task)
+        return dialog.request
+
+    return qloop.run_until_complete(asked())
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_alt_w_in_the_sub_agent_dialog_goes_to_what_the_agent_asked_for(
+        qtbot, qloop, runtime, scope, language: str) -> None:
+    request = _spawn_request(qloop, runtime, scope)
+    assert request.spawn is not None
+    i18n_qt.apply_language(language)
+    dialog = ApprovalDialog(request)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    caption = dialog.arguments_caption.text()
+    assert caption == ("智能体请求的内容(&W)" if language == "zh_CN" else "&What the agent asked for")
+    keys = _alt_keys(dialog)
+    assert [(letter, what) for letter, what, _text in keys if letter == "w"] == [("w", "caption")]
+    assert _shared(keys) == []
+    dialog.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog)
+    assert not dialog.arguments.hasFocus()
+    QTest.keyClick(dialog, Qt.Key.Key_W, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(dialog.arguments.hasFocus)
+
+
+def _contrast(one: QColor, other: QColor) -> float:
+    """The WCAG contrast ratio of two colours (1: the same light, 21: black on white)."""
+    def luminance(colour: QColor) -> float:
+        channels = [c / 255 for c in (colour.red(), colour.green(), colour.blue())]
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    light, dark = sorted((luminance(one), luminance(other)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+@pytest.mark.parametrize("choice", ["light", "dark"])
+def test_the_dialogs_text_boxes_have_an_edge_that_shows_in_both_themes(
+        qtbot, choice: str, language: str) -> None:
+    """Qt draws the edge of Targets, Arguments and the message from the window colour, which all
+    but vanished on the dark base: they draw their own, as wide as Qt's (nothing moves), in the
+    accent colour while they have the focus."""
+    from PySide6.QtWidgets import QLineEdit, QPlainTextEdit
+
+    palette = theme.apply_theme(choice)
+    i18n_qt.apply_language(language)
+    try:
+        dialog = ApprovalDialog(_edit_request(targets=3))
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        dialog.activateWindow()
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog)
+        plain_box, plain_line = QPlainTextEdit(), QLineEdit()
+        for widget in (plain_box, plain_line):
+            qtbot.addWidget(widget)
+        assert dialog.targets.frameWidth() == dialog.arguments.frameWidth() == plain_box.frameWidth()
+        assert dialog.message.height() == plain_line.sizeHint().height()
+        for box in (dialog.targets, dialog.arguments, dialog.message):
+            middle = box.height() // 2
+
+            def edge(box: QWidget = box, middle: int = middle) -> QColor:
+                return box.grab().toImage().pixelColor(0, middle)
+
+            inside = box.grab().toImage().pixelColor(box.width() // 2, 2)
+            assert inside == QColor(palette.base)
+            assert _contrast(edge(), inside) >= 1.8 and _contrast(edge(), QColor(palette.window)) >= 1.8, (
+                box.accessibleName(), edge().name())
+            box.setFocus(Qt.FocusReason.TabFocusReason)
+            qtbot.waitUntil(lambda edge=edge: edge() == QColor(palette.accent))
     finally:
         theme.apply_theme("light")

@@ -77,9 +77,12 @@ def test_the_stopped_card_names_what_changed_and_reverts_it(
     card = model.items()[row]
     qtbot.waitUntil(lambda: bool(card.changed_before_stop), timeout=10_000)
     assert card.status is ToolStatus.CANCELLED and card.changed_before_stop == (str(workspace.resolve() / "notes.txt"),)
-    assert "Changed before the stop" in card_html(card, "Slow writer")
-    # The model reads the engine's words; the person reads theirs, in their language.
-    assert card.error == "cancelled by the person (Stop)" and "You stopped this call." in card_html(card, "Slow writer")
+    # Named, not counted: the check after the stop compares files and makes no diff ("+0 −0").
+    assert "Changed before the stop" in card_html(card, "Slow writer") and "+0" not in card_html(card, "Slow writer")
+    # The model reads the engine's words (its record's, the dispatcher's); the person reads theirs,
+    # in their language.
+    assert card.error_kind == ErrorKind.CANCELLED and card.error == "stopped while it ran"
+    assert "You stopped this call." in card_html(card, "Slow writer")
     i18n_qt.apply_language("zh_CN")
     assert "停止之前已更改" in card_html(card, "Slow writer") and "你停止了这次调用" in card_html(card, "Slow writer")
     i18n_qt.apply_language("en")

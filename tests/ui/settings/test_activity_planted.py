@@ -97,7 +97,7 @@ def test_a_servers_own_row_of_what_it_left_outside_its_calls_names_it_and_every_
         assert "“notes”" in detail and "/home/me/ws/.vscode" in detail and KEPT in detail
         if language == "en":
             assert verdict.startswith("left by the server outside its calls")
-            assert "It was put aside as Echo Desk quit" in detail
+            assert "It was put aside when the server stopped" in detail
         else:
             assert CJK.search(verdict.split(" · ")[0]) and CJK.search(detail.splitlines()[0])
     finally:

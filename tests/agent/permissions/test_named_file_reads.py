@@ -1,0 +1,72 @@
+"""s299: a program that reads only the files its words name (``named_files``: cat, head, tail,
+wc, md5sum, grep without ``-r``…) is judged by what a glob matches as files, not as folders
+read through: ``wc -l ./*`` beside a read deny on ``@workspace/src/**`` matches src, yet wc,
+cat, head, tail, md5sum and grep opened nothing below src/ ("Is a directory": strace, coreutils
+9.1, grep 3.8, bash and dash). A glob matching a denied file, a recursive option (``grep -r``,
+``du``, ``cp -r``) or a word that may be one still asks."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from echo_desk.agent.permissions import Effect
+
+from .conftest import Setup
+from .engine_verdicts import effect_under, rule_text
+
+READERS = "[cat|tac|head|tail|wc|nl|md5sum|sha256sum|b2sum|cksum|strings|grep|du|cp|ls] **"
+DENIED = rule_text(READERS) + rule_text("@workspace/src/**", effect="deny", tool="read")
+
+
+def _workspace(setup: Setup) -> None:
+    (setup.workspace / "src" / "main.py").write_text("KEY=secret\n", encoding="utf-8")
+    (setup.workspace / "a.txt").write_text("KEY=x\n", encoding="utf-8")
+    (setup.workspace / "out" / "b.txt").write_text("y\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize("line", [
+    "cat ./*", "tac ./*", "wc -l ./*", "head ./*", "tail -n 3 ./*", "nl ./*", "md5sum ./*", "sha256sum ./*",
+    "b2sum ./*", "cksum ./*", "strings ./*", "grep KEY ./*", "grep -n KEY ./*", "grep -e KEY -- ./*",
+    "cat ./o*", "wc -l ./* ./.*",
+])
+def test_a_glob_matching_a_denied_folder_is_fine_for_a_reader_of_named_files(setup: Setup, line: str) -> None:
+    _workspace(setup)
+    assert effect_under(setup, DENIED, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "cat ./src/*", "cat ./*/*", "wc -l ./s*/m*", "cat src/main.py", "head ./src/main.py",  # the denied file itself
+    "grep -r KEY ./*", "grep -R KEY ./*", "grep -rn KEY ./*", "grep -d recurse KEY ./*",
+    "grep --directories=recurse KEY ./*", "grep --recursive KEY ./*",  # a recursive option
+    "grep --no-such-option KEY ./*", "grep $X KEY ./*",  # (may be one)
+    "du ./*", "cp -r ./* out", "ls ./*",  # (not readers of named files)
+    "md5sum -c ./*", "wc --files0-from=a.txt ./*",  # (the names they read are elsewhere)
+    "cat src", "wc -l src/",  # (a folder named outright: the line asks for what it holds)
+])
+def test_its_neighbour_reading_the_denied_file_asks(setup: Setup, line: str) -> None:
+    _workspace(setup)
+    assert effect_under(setup, DENIED, line) is not Effect.ALLOW
+
+
+def test_a_match_that_is_a_link_to_a_denied_file_asks(setup: Setup) -> None:
+    _workspace(setup)
+    os.symlink(setup.workspace / "src" / "main.py", setup.workspace / "out" / "link.py")
+    assert effect_under(setup, DENIED, "cat ./out/*") is not Effect.ALLOW
+    os.symlink(setup.workspace / "src", setup.workspace / "out" / "folder")
+    os.unlink(setup.workspace / "out" / "link.py")
+    assert effect_under(setup, DENIED, "cat ./out/*") is Effect.ALLOW  # (cat: Is a directory)
+
+
+@pytest.mark.parametrize(("denied", "line"), [
+    ("@workspace/*.txt", "cat ./*"),  # a.txt itself
+    ("@workspace/*.txt", "cat ./o*"),  # (a file the line may add there would match)
+    ("@workspace/src", "cat ./*"),  # the folder itself
+    ("@workspace/src/", "wc -l ./*"),
+    ("@workspace/**/*.py", "cat ./*"),
+])
+def test_a_rule_naming_what_the_glob_may_match_still_asks(setup: Setup, denied: str, line: str) -> None:
+    _workspace(setup)
+    rules = rule_text(READERS) + rule_text(denied, effect="deny", tool="read")
+    assert effect_under(setup, rules, line) is not Effect.ALLOW
