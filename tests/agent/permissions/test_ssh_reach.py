@@ -61,7 +61,7 @@ def _repository(folder: Path, origin: str) -> None:
     "git fetch x:repo", "git ls-remote git+ssh://x/r", "git clone ssh://x/r out/r", "git clone ssh+git://x/r out/r",
     "git pull git@x:r.git main", "git -C src fetch x:repo", "git submodule update",
     "hg pull ssh://x/r", "hg clone ssh://x/r out/r", "hg identify ssh://x/r", "hg -R src incoming",
-    "hg --cwd src pul", "rsync -a x:/srv/a out/b",
+    "hg --cwd src pull", "rsync -a x:/srv/a out/b",
 ])
 def test_a_command_that_runs_ssh_counts_what_its_settings_include(setup: Setup, line: str) -> None:
     assert _verdict(setup, line) is Effect.ALLOW
