@@ -81,3 +81,15 @@ def test_without_an_extension_a_prefix_of_hg_own_command_keeps_the_rule(setup: S
 def test_a_word_naming_no_command_of_hg_asks_without_extensions_too(setup: Setup) -> None:
     (setup.workspace / ".hg").mkdir()
     assert effect_under(setup, VCS, "hg extdiff -p touch") is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["hg --cwd src pul", "hg -R src stat"])
+def test_a_prefix_under_a_folder_whose_settings_are_not_read_asks(setup: Setup, line: str) -> None:
+    """``--cwd``/``-R`` make hg read that folder's repository settings, which may enable an
+    extension whose command the prefix names: the engine does not read them, so a prefix asks,
+    even with no extension enabled in the home; the whole name keeps the rule."""
+    (setup.workspace / ".hg").mkdir()
+    (setup.workspace / "src").mkdir(exist_ok=True)
+    assert effect_under(setup, VCS, line) is not Effect.ALLOW
+    whole = line.replace(" pul", " pull").replace(" stat", " status")
+    assert effect_under(setup, VCS, whole) is Effect.ALLOW
