@@ -182,11 +182,7 @@ class Dispatcher:
                 call.record.left = left
             raise
         if call.record.ran and result.error_kind is ErrorKind.TIMEOUT:
-            left = await self._left_by_stopped_handler(call, undo)
-            result = replace(result, file_changes=left.file_changes, folders_created=left.folders_created,
-                             folders_removed=left.folders_removed, removed_folder_modes=left.removed_folder_modes,
-                             metadata={**left.metadata, **result.metadata}, planted=left.planted,
-                             planted_in=left.planted_in, later_check=left.later_check)
+            result = _with_what_it_left(result, await self._left_by_stopped_handler(call, undo))
         if undo:
             not_recorded = await undo.after(call.ctx, result, call.kept)
             if not_recorded is not None:
@@ -270,9 +266,18 @@ def _stopped_envelope(call: ToolCall, left: ToolResult | None) -> Envelope:
     if left is None:
         return Envelope.failure(call.name, call.id, ErrorKind.CANCELLED, "cancelled")
     if left.error_kind is not ErrorKind.CANCELLED:
-        left = replace(_STOPPED, file_changes=left.file_changes, metadata=left.metadata, planted=left.planted,
-                       planted_in=left.planted_in, later_check=left.later_check)
+        left = _with_what_it_left(_STOPPED, left)
     return _envelope(call, left)
+
+
+def _with_what_it_left(result: ToolResult, left: ToolResult) -> ToolResult:
+    """``result`` (how the call ended) with what its stopped handler ``left``: the files and
+    folders it changed, what it tried to plant (or the check still to come), and its metadata
+    under ``result``'s own."""
+    return replace(result, file_changes=left.file_changes, folders_created=left.folders_created,
+                   folders_removed=left.folders_removed, removed_folder_modes=left.removed_folder_modes,
+                   metadata={**left.metadata, **result.metadata}, planted=left.planted,
+                   planted_in=left.planted_in, later_check=left.later_check)
 
 
 def new_call_id() -> str:
