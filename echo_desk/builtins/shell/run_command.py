@@ -265,6 +265,9 @@ class RunCommand(BuiltinTool[CommandArguments]):
             if launch is not None:
                 launch.close()
         network = command_sandbox.start_network(plan, launch)
+        # The guard's paths are relative to their workspace: named once here when there is only one
+        # (the card and the audit make them full with it; with several, each names its own).
+        one_workspace = str(ctx.write_roots[0]) if len(ctx.write_roots) == 1 else ""
         planted: tuple[Planted, ...] = ()
         later_check: Future[CheckedLater] | None = None
         buffer = OutputBuffer()
@@ -295,8 +298,6 @@ class RunCommand(BuiltinTool[CommandArguments]):
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(proc.wait(), 5.0)
             if launch is not None:
-                # The guard's paths are relative to their workspace: full ones when there is only one.
-                one_workspace = str(ctx.write_roots[0]) if len(ctx.write_roots) == 1 else ""
                 planted, later_check = await _check_what_it_left(proc, launch, inside, one_workspace)
         exit_code = leash.exit_code if leash and leash.exit_code is not None else proc.returncode
         if leash and leash.ended and not ended:
@@ -308,8 +309,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
         meta = {"exit_code": exit_code, "pid": proc.pid, "bytes": buffer.total, "shell": shell.name,
                 "truncated": buffer.truncated, "seconds": round(time.monotonic() - started, 3), "cwd": str(cwd),
                 "sandbox": sandbox_meta}
-        # The guard's paths are relative to their workspace: full ones when there is only one.
-        planted_in = str(ctx.write_roots[0]) if planted and len(ctx.write_roots) == 1 else ""
+        planted_in = one_workspace if planted else ""
         if ended == "cancel":
             # Returned, not raised: a stop must not lose what the check found.
             return ToolResult.fail(
