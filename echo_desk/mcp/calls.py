@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from echo_desk.mcp.config import ServerConfig
     from echo_desk.mcp.connection import ServerConnection
     from echo_desk.mcp.owner import CallOwner
+    from echo_desk.tools.planted import Planted
 
 log = logging.getLogger(__name__)
 
@@ -177,10 +178,17 @@ class CallRouter:
             return result  # (what was put aside at an end before it is on it: ``_call``)
         # A failed call says, as an answered one does, what the check after the server's end put
         # aside (it may have ended under this call, or on its own before it).
-        left = self._manager.take_left(server)
+        return self._told_left(server, result, self._manager.take_left(server))
+
+    def _told_left(self, server: str, result: ToolResult, found: tuple[Planted, ...]) -> ToolResult:
+        """``result`` saying what the sandboxed ``server`` left that was ``found`` (put aside),
+        those the audit log has already recorded marked so; ``result`` itself when nothing was
+        found (the folder is looked up only then: finding the data folder makes it, a mkdir)."""
+        if not found:
+            return result
         config = self._manager.config_of(server)
-        recorded = self._manager.take_recorded(server, left)
-        return with_planted(result, left, config.allowed_domains, _folder_of(config), recorded) if left else result
+        recorded = self._manager.take_recorded(server, found)
+        return with_planted(result, found, config.allowed_domains, _folder_of(config), recorded)
 
     async def _call(
         self, server: str, registry_name: str, tool: str, arguments: dict[str, Any], ctx: ToolExecutionContext
@@ -212,11 +220,7 @@ class CallRouter:
                 result = await conn.call_tool(tool, arguments)
                 converted = convert_result(result, server=server, tool=tool)
                 # With what the check after its last process's end put aside (that end was told no one).
-                found = (*manager.take_left(server), *await conn.planted())
-                if found:  # the folder is looked up only then: finding the data folder makes it (a mkdir)
-                    config = manager.config_of(server)
-                    recorded = manager.take_recorded(server, found)
-                    converted = with_planted(converted, found, config.allowed_domains, _folder_of(config), recorded)
+                converted = self._told_left(server, converted, (*manager.take_left(server), *await conn.planted()))
         except TimeoutError:
             return ToolResult.fail(ErrorKind.TIMEOUT, for_person(
                 f"{server}/{tool} did not answer within {timeout:g} s{conn.unreadable_since(unreadable)}",
