@@ -222,9 +222,9 @@ class ConversationStore:
         calls = [{"id": c.id, "name": c.name, "arguments": _redact_arguments(c.arguments)}
                  for c in message.tool_calls]
         content = storable_text(redact_text(message.content))
-        envelope = storable(redact(envelope)) if envelope is not None else None
+        envelope_text = _stored_envelope(envelope) if envelope is not None else None
         if message.role == "user" and (message.images or message.attachments or message.resources):
-            envelope = message_attachments.record(message, self._images)
+            envelope_text = json.dumps(message_attachments.record(message, self._images), ensure_ascii=False)
         now = time.time()
         with self._lock, self._conn:
             if parent is LAST_CHOSEN:
@@ -236,7 +236,7 @@ class ConversationStore:
                 " created, node, parent, stats, chosen) VALUES (?,?,?,?,?,?,?,?,?,?,?,"
                 " (SELECT COALESCE(MAX(chosen), 0) + 1 FROM messages WHERE conversation_id = ?))",
                 (conversation_id, message.role, content, json.dumps(calls), message.tool_call_id,
-                 message.name, json.dumps(envelope, ensure_ascii=False) if envelope is not None else None, now,
+                 message.name, envelope_text, now,
                  node or uuid.uuid4().hex, parent, json.dumps(stats.to_json()) if stats is not None else None,
                  conversation_id),
             )
@@ -248,10 +248,9 @@ class ConversationStore:
         whose call learned more after it was saved (its sandbox checked later). What the model was
         told (the content) stays; the conversation keeps its place in the list. ``False``: no such
         tool message here."""
-        record = json.dumps(storable(redact(envelope)), ensure_ascii=False)
         with self._lock, self._conn:
             cursor = self._conn.execute("UPDATE messages SET envelope = ? WHERE conversation_id = ? AND node = ?"
-                                        " AND role = 'tool'", (record, conversation_id, node))
+                                        " AND role = 'tool'", (_stored_envelope(envelope), conversation_id, node))
         return cursor.rowcount > 0
 
     def tree(self, conversation_id: str) -> MessageTree:
@@ -354,3 +353,9 @@ def _safe_json(text: str) -> dict[str, Any]:
     except json.JSONDecodeError:
         return {"content": text}
     return value if isinstance(value, dict) else {"content": text}
+
+
+def _stored_envelope(envelope: dict[str, Any]) -> str:
+    """A message's envelope as stored (``append``, ``replace_envelope``): secrets redacted,
+    lone surrogates made storable, as JSON text."""
+    return json.dumps(storable(redact(envelope)), ensure_ascii=False)
