@@ -90,12 +90,14 @@ def reads_as_data(argv: Argv, name: str) -> bool:
     (the word that runs it, as written: a path is not the program), or the program python runs
     it as (``python -m pytest`` is pytest, ``Reading.program_form``), whose code reads the
     variables python is given: ``PY_COLORS=1 python -m pytest`` is judged as pytest's."""
-    return any(name in DATA_VARIABLES.get(program, frozenset()) for program in _programs_run(argv))
-
-
-def _programs_run(argv: Argv) -> tuple[str, ...]:
     program = argv[0] if argv else None
     if program is None:
-        return ()
-    form = python_reading(argv, program).program_form if PYTHON.fullmatch(program) else None
-    return (program, form[0]) if form and form[0] is not None else (program,)
+        return False
+    if name in DATA_VARIABLES.get(program, frozenset()):
+        return True
+    if not PYTHON.fullmatch(program):
+        return False
+    # (python's whole reading, its settings writes too, only when the word itself did not say)
+    form = python_reading(argv, program).program_form
+    runs = form[0] if form else None
+    return runs is not None and name in DATA_VARIABLES.get(runs, frozenset())
