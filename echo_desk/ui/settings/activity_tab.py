@@ -421,7 +421,8 @@ def _from(record: JsonObject, event: Event | None) -> tuple[str, str]:
     if event is Event.SERVER_LEFT:
         server = _server_of(record)
         if server:
-            names.append(_("MCP server: {name}").format(name=visible(server, one_line=True)))
+            # The name first, as an app's: a narrow column elides the end, not the name.
+            names.append(_("{server} (MCP server)").format(server=visible(server, one_line=True)))
     if client:
         # A call another MCP client made through the gateway is named by that client.
         names.append(_("{client} (through MCP)").format(client=visible(display_name(client), one_line=True)))

@@ -21,7 +21,7 @@ from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.settings.activity_tab import COL_WHO, ActivityTab
 
 PLANTED = (Planted(".envrc", Change.CREATED, kept="/home/me/.local/share/echo-desk/put-aside/1/ws/.envrc"),)
-SERVER = {"en": "MCP server: notes", "zh_CN": "MCP 服务器：notes"}
+SERVER = {"en": "notes (MCP server)", "zh_CN": "notes（MCP 服务器）"}
 CLIENT = {"en": "Claude Code (through MCP)", "zh_CN": "Claude Code（通过 MCP）"}
 
 
@@ -81,6 +81,6 @@ def test_a_servers_name_is_shown_as_plain_visible_text(qtbot: QtBot, tmp_path: P
         qtbot.addWidget(tab)
         [row] = _rows(tab)
         shown = row.text(COL_WHO)
-        assert shown.startswith("MCP server: no") and "\u202e" not in shown
+        assert shown.startswith("no") and shown.endswith(" (MCP server)") and "\u202e" not in shown
     finally:
         audit.close()
