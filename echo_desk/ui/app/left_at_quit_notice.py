@@ -31,13 +31,12 @@ LEAST_WIDTH_CHARS = 80
 
 
 def _hold_width(box: QMessageBox) -> None:
-    """Keep the long text at ``LEAST_WIDTH_CHARS`` (never over three quarters of the screen)."""
-    label = box.findChild(QLabel, "qt_msgbox_informativelabel")  # Qt's name for the informative text
-    if label is None:
-        return
+    """Keep both texts at ``LEAST_WIDTH_CHARS`` (never over three quarters of the screen)."""
     screen = box.screen() or QGuiApplication.primaryScreen()
     widest = screen.availableGeometry().width() * 3 // 4 if screen is not None else 10_000
-    label.setMinimumWidth(min(LEAST_WIDTH_CHARS * label.fontMetrics().averageCharWidth(), widest))
+    for name in ("qt_msgbox_label", "qt_msgbox_informativelabel"):  # Qt's names for the two texts
+        if (label := box.findChild(QLabel, name)) is not None:
+            label.setMinimumWidth(min(LEAST_WIDTH_CHARS * label.fontMetrics().averageCharWidth(), widest))
 
 
 def left_at_quit_box(records: list[LeftAtQuit], parent: QWidget | None) -> QMessageBox:
