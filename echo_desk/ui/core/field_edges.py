@@ -32,7 +32,7 @@ SHEET_FIELDS = ("QLineEdit", "QPlainTextEdit", "QTextEdit")
 
 
 def _each(suffix: str = "") -> str:
-    return ", ".join(kind + suffix for kind in SHEET_FIELDS)
+    return ", ".join(kind + suffix for kind in SHEET_FIELDS)  # not prose: a style sheet selector list
 
 
 def field_style_sheet(p: Palette) -> str:
