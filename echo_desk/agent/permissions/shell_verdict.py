@@ -34,6 +34,7 @@ from echo_desk.agent.permissions import (
     git_repositories,
     git_whole_reads,
     git_worktree_updates,
+    hg_extension_writes,
     hg_extensions,
     install_records,
     line_changes,
@@ -695,12 +696,16 @@ class _Judge:
     def _read_with_settings(self, values: tuple[str | None, ...]) -> Reading:
         """``programs.read``, with what the program's settings where it runs make of its words:
         an hg command an extension may give is a flag a rule covers only by naming it
-        (``hg_extensions``)."""
+        (``hg_extensions``), and one enabled that wraps hg's own commands writes its cache
+        (``hg_extension_writes``)."""
         reading = programs.read(values)
         if values and values[0] is not None and programs.base(values[0]) == "hg":
             foreign = hg_extensions.foreign_flags(values, self.cwds, self.where.home)
             if foreign:
                 reading = replace(reading, flags=(*reading.flags, *foreign))
+            cached = hg_extension_writes.cache_folders(tuple(values[1:]), self.cwds, self.where.home, values[0])
+            if cached:
+                reading = replace(reading, written_below=(*reading.written_below, *cached))
         return reading
 
     def _variables_allowed(self, reading: Reading, values: tuple[str | None, ...], sandbox: bool) -> bool:
