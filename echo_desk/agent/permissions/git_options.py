@@ -188,6 +188,10 @@ SUBCOMMANDS: dict[str, OptionSet] = {
 #: Subcommands that run a command given in their arguments (unwrapped for deny rules).
 RUNS_A_COMMAND_LINE = {("submodule", "foreach")}
 RUNS_A_COMMAND = {("bisect", "run")}
+#: Subcommands that open the editor whatever their options (``git bugreport`` opens it on the
+#: report it wrote: vim with the person's ``set exrc`` then reads the folder's ``.exrc``, git
+#: 2.39): a rule covers them only by naming them.
+OPENS_AN_EDITOR = frozenset({"bugreport"})
 #: Subcommands that only read the repository (with no option that runs or writes).
 READS_ONLY = frozenset({"status", "log", "show", "whatchanged", "diff", "diff-tree", "diff-files", "diff-index",
                         "shortlog", "blame", "grep", "describe", "rev-parse", "ls-files", "ls-tree", "show-ref",
