@@ -56,7 +56,7 @@ def git_reading(argv: Argv, program: str) -> Reading:
     found += _git_changes(argv, at, sub)
     if sub == "clone":
         found += _settings(clone_settings(argv[at + 1:]))
-    if sub in git.OPENS_AN_EDITOR:
+    if git.runs_a_program(sub):
         found.append(Flag(frozenset({sub}), sub, Does.RUNS))
     unnamed = git_file_writes.written(argv, at)
     written = (*(config_written(argv, at) if sub == "config" else ()), *unnamed.files)

@@ -1,7 +1,8 @@
 """s301: the files git's own subcommands write where no word of the line names them are judged
 by the write rules, and a git subcommand not known to leave the worktree alone counts as
 writing it. Under ``git **`` with the agent's writes kept to ``out/``, git 2.39 (bash and
-dash, strace) wrote ``0001-subject.patch``, ``git-bugreport-DATE.txt`` (then opened vim on it),
+dash, strace) ran ``git remote-ext origin 'touch PWNED'``'s command and ``git merge-index
+PROGRAM FILE``'s program, and wrote ``0001-subject.patch``, ``git-bugreport-DATE.txt`` (then opened vim on it),
 ``git-diagnostics-DATE.zip`` and ``.merge_file_XXXXXX`` in the folder the line ran in,
 ``~/.git-credentials``, ``~/.cache/git/credential/socket`` and ``~/.gitconfig`` (``git
 maintenance register``); ``git merge-resolve HEAD -- HEAD BRANCH`` wrote the branch's
@@ -104,6 +105,22 @@ def test_a_subcommand_not_known_to_leave_the_worktree_alone_stays_allowed_withou
         setup: Setup, repository: Path) -> None:
     _rules(setup, GIT_AND_OUT + rule_text("@workspace/.git/**", effect="deny", tool="write"))
     assert _verdict(setup, "git merge-resolve HEAD -- HEAD other") is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("line", "naming"), [
+    ("git remote-ext origin 'touch PWNED'", "git remote-ext **"),  # (runs touch PWNED: git 2.39, bash and dash)
+    ("git merge-index touch src/a.txt", "git merge-index **"),  # (runs touch for an unmerged src/a.txt)
+    ("git bugreport -o out", "git bugreport -o **"),  # (then opens the editor on its report)
+    ("git submodule--helper foreach 'touch PWNED'", "git submodule--helper **"),
+    ("git bisect--helper run", "git bisect--helper **"),
+    ("git remote-fd 0", "git remote-fd **"),
+])
+def test_a_subcommand_that_runs_a_program_is_covered_only_by_a_rule_naming_it(setup: Setup, repository: Path,
+                                                                              line: str, naming: str) -> None:
+    _rules(setup, GIT_AND_OUT)
+    assert _verdict(setup, line) is not Effect.ALLOW
+    _rules(setup, GIT_AND_OUT + rule_text(naming))
+    assert _verdict(setup, line) is Effect.ALLOW
 
 
 @pytest.mark.parametrize(("line", "writes"), [
