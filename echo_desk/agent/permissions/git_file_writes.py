@@ -22,6 +22,13 @@ bash and dash, strace):
   repositories the scheduled maintenance runs git in; ``start``/``stop`` write them too and
   install or remove a systemd timer or a crontab entry (places not known here: ``None``).
 
+``git rm PATHSPEC…`` names files by pathspecs, which git matches itself: a wildcard matches
+every file below the folder before it (``git rm 'out/d/*'`` and ``git rm 'out/d/x.en?'``
+deleted the tracked ``out/d/x.env`` beside ``@workspace/**/*.env`` write-denied), as does any
+name with ``--icase-pathspecs``. Such a pathspec is judged as a write anywhere below that folder
+(a magic one, ``:/…``, is not known here); a plain one is judged as the word it is, as ``rm``'s
+are. ``--cached`` and ``-n``/``--dry-run`` leave the worktree alone.
+
 Paths are read from where ``-C`` leads. A word only known when the line runs makes the place not
 known (``None``): the write rules ask. Subcommands not listed write only their repository's
 own folder here, or name what they write (``git bundle create FILE``, ``git merge-file FILE``):
@@ -34,6 +41,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from echo_desk.agent.permissions import line_environment
 from echo_desk.agent.permissions.git_settings_writes import from_starts, global_files
 from echo_desk.agent.permissions.long_prefixes import long_prefix
 
@@ -72,10 +80,12 @@ def written(argv: Sequence[str | None], at: int) -> Written:
     the module doc)."""
     sub = argv[at]
     words = list(argv[at + 1:])
-    if sub not in _HERE and sub not in ("pack-objects", "credential-store", "credential-cache", "maintenance"):
+    if sub not in _HERE and sub not in ("pack-objects", "credential-store", "credential-cache", "maintenance", "rm"):
         return Written()
     if None in words:
         return Written(below=(None,))
+    if sub == "rm":
+        return _pathspecs(argv, words)
     options = [w for w in words if w is not None and w.startswith("-") and w != "-"]
     operands = [w for w in words if w is not None and not (w.startswith("-") and w != "-")]
 
@@ -104,6 +114,53 @@ def written(argv: Sequence[str | None], at: int) -> Written:
     if action in ("start", "stop"):
         return Written(files=(*global_files(), None))
     return Written()
+
+
+#: The options of ``git rm`` (git 2.39), and those that leave the worktree alone.
+_RM_LETTERS = frozenset("fnrq")
+_RM_OPTIONS = ("--force", "--dry-run", "--cached", "--ignore-unmatch", "--quiet", "--sparse", "--pathspec-file-nul")
+_INDEX_ONLY = ("--cached", "--dry-run")
+_WILDCARDS = "*?[\\"
+
+
+def _pathspecs(argv: Sequence[str | None], words: Sequence[str | None]) -> Written:
+    """The folders ``git rm`` deletes anywhere below: the folder part of each pathspec git
+    matches itself (a plain one is judged as its word)."""
+    letters, longs = _RM_LETTERS, _RM_OPTIONS
+    operands: list[str] = []
+    ended = False
+    for word in words:
+        if word is None:
+            return Written(below=(None,))
+        if ended or not word.startswith("-") or word == "-":
+            operands.append(word)
+        elif word == "--":
+            ended = True
+        elif word.startswith("--"):
+            if not any(long_prefix(word, n) for n in longs) or "=" in word:
+                return Written(below=(None,))  # (--pathspec-from-file, or an option not known here)
+            if any(long_prefix(word, n) for n in _INDEX_ONLY):
+                return Written()
+        elif not set(word[1:]) <= letters:
+            return Written(below=(None,))
+        elif "n" in word[1:]:
+            return Written()
+    icase = "--icase-pathspecs" in argv or line_environment.get("GIT_ICASE_PATHSPECS") not in ("", "0")
+    matched = [_folder_part(o, icase) for o in operands]
+    return Written(below=tuple(from_starts(argv, m) if m is not None else None for m in matched if m != ""))
+
+
+def _folder_part(pathspec: str, icase: bool) -> str | None:
+    """The folder below which git may match ``pathspec`` (``""``: only the file it names, judged
+    as its word; ``None``: a magic pathspec, ``:/…``, not read here); with ``icase`` the last
+    part may match other names too."""
+    if pathspec.startswith(":"):
+        return None
+    cut = min((pathspec.find(c) for c in _WILDCARDS if c in pathspec), default=-1)
+    if cut < 0 and not icase:
+        return ""
+    literal = pathspec.rstrip("/") if cut < 0 else pathspec[:cut]
+    return os.path.dirname(literal) or "."
 
 
 def _short_given(options: Sequence[str], letter: str, valued: str) -> bool:

@@ -6,8 +6,8 @@ PROGRAM FILE``'s program, and wrote ``0001-subject.patch``, ``git-bugreport-DATE
 ``git-diagnostics-DATE.zip`` and ``.merge_file_XXXXXX`` in the folder the line ran in,
 ``~/.git-credentials``, ``~/.cache/git/credential/socket`` and ``~/.gitconfig`` (``git
 maintenance register``); ``git merge-resolve HEAD -- HEAD BRANCH`` wrote the branch's
-write-denied ``.github/workflows/ci.yml``. The lines git runs in the hostile corpus's world are
-its s301 lines."""
+write-denied ``.github/workflows/ci.yml``. ``git rm 'out/d/*'`` deleted a tracked ``out/d/x.env`` beside ``@workspace/**/*.env``
+write-denied. The lines git runs in the hostile corpus's world are its s301 lines."""
 
 from __future__ import annotations
 
@@ -107,6 +107,34 @@ def test_a_subcommand_not_known_to_leave_the_worktree_alone_stays_allowed_withou
     assert _verdict(setup, "git merge-resolve HEAD -- HEAD other") is Effect.ALLOW
 
 
+@pytest.fixture
+def tracked_env(setup: Setup, repository: Path) -> Path:
+    """A tracked ``out/d/x.env`` beside ``@workspace/**/*.env`` write-denied."""
+    (setup.workspace / "out" / "d").mkdir()
+    (setup.workspace / "out" / "d" / "x.env").write_text("T=1\n", encoding="utf-8")
+    git_in(setup.workspace, "add", "-f", "out/d")
+    git_in(setup.workspace, "commit", "-q", "-m", "env")
+    _rules(setup, GIT_AND_OUT + rule_text("@workspace/**/*.env", effect="deny", tool="write"))
+    return repository
+
+
+@pytest.mark.parametrize("line", [
+    "git rm 'out/d/*'",  # (git matches the pathspec itself: it deleted out/d/x.env, git 2.39)
+    "git rm 'out/d/x.en?'",
+    "git rm -- 'out/*'",
+    "git --icase-pathspecs rm out/d/X.ENV",
+    "git rm ':(glob)out/**'",  # (a magic pathspec: not known here)
+])
+def test_a_pathspec_git_rm_matches_itself_is_judged_below_its_folder(setup: Setup, tracked_env: Path,
+                                                                     line: str) -> None:
+    assert _verdict(setup, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["git rm out/a", "git mv out/a out/b", "git status"])
+def test_a_plain_path_of_git_rm_is_judged_as_its_word(setup: Setup, tracked_env: Path, line: str) -> None:
+    assert _verdict(setup, line) is Effect.ALLOW
+
+
 @pytest.mark.parametrize(("line", "naming"), [
     ("git remote-ext origin 'touch PWNED'", "git remote-ext **"),  # (runs touch PWNED: git 2.39, bash and dash)
     ("git merge-index touch src/a.txt", "git merge-index **"),  # (runs touch for an unmerged src/a.txt)
@@ -154,6 +182,13 @@ def test_the_subcommands_counted_as_writing_the_worktree(line: tuple[str | None,
     (("git", "credential-cache", "--socket=s", "store"), Written()),
     (("git", "maintenance", "run"), Written()),
     (("git", "log"), Written()),
+    (("git", "rm", "out/a"), Written()),  # (a plain path: judged as the word it is)
+    (("git", "rm", "out/d/*.env"), Written(below=("./out/d",))),
+    (("git", "rm", "-rf", "*.env"), Written(below=("./.",))),
+    (("git", "rm", "--cached", "*.env"), Written()),
+    (("git", "rm", "-n", "*.env"), Written()),
+    (("git", "rm", "--pathspec-from-file=f"), Written(below=(None,))),
+    (("git", "rm", ":/x"), Written(below=(None,))),
 ])
 def test_what_each_form_writes(line: tuple[str | None, ...], found: Written) -> None:
     at = 3 if line[1] == "-C" else 1
