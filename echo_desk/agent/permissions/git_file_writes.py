@@ -22,6 +22,13 @@ bash and dash, strace):
   repositories the scheduled maintenance runs git in; ``start``/``stop`` write them too and
   install or remove a systemd timer or a crontab entry (places not known here: ``None``).
 
+``git push REPOSITORY`` and ``git send-pack REPOSITORY``, given a path (or a ``file://`` URL)
+rather than a configured remote's name or a network URL, write the objects and refs of the
+repository there, and its worktree where its settings say ``receive.denyCurrentBranch =
+updateInstead``: ``git push ../remote.git HEAD:refs/heads/evil`` wrote outside the workspace
+under ``git **`` with the agent's writes kept to ``out/``. Such a path is judged as a folder
+written anywhere below (``.``, the repository itself, is git's own folder).
+
 ``git rm PATHSPEC…`` names files by pathspecs, which git matches itself: a wildcard matches
 every file below the folder before it (``git rm 'out/d/*'`` and ``git rm 'out/d/x.en?'``
 deleted the tracked ``out/d/x.env`` beside ``@workspace/**/*.env`` write-denied), as does any
@@ -80,8 +87,11 @@ def written(argv: Sequence[str | None], at: int) -> Written:
     the module doc)."""
     sub = argv[at]
     words = list(argv[at + 1:])
-    if sub not in _HERE and sub not in ("pack-objects", "credential-store", "credential-cache", "maintenance", "rm"):
+    if sub not in _HERE and sub not in ("pack-objects", "credential-store", "credential-cache", "maintenance", "rm",
+                                        "push", "send-pack"):
         return Written()
+    if sub in ("push", "send-pack"):
+        return _pushed(argv, words)
     if None in words:
         return Written(below=(None,))
     if sub == "rm":
@@ -161,6 +171,58 @@ def _folder_part(pathspec: str, icase: bool) -> str | None:
         return ""
     literal = pathspec.rstrip("/") if cut < 0 else pathspec[:cut]
     return os.path.dirname(literal) or "."
+
+
+#: ``git push``'s and ``git send-pack``'s options that take the next word as their value
+#: (``-o`` too: the rest of its word, else the next).
+_PUSH_VALUED_LONG = ("--repo", "--receive-pack", "--exec", "--push-option")
+#: Network URL schemes (``file://`` is a path).
+_NETWORK = ("http://", "https://", "ssh://", "git://", "ftp://", "ftps://", "git+ssh://", "ssh+git://")
+
+
+def _pushed(argv: Sequence[str | None], words: Sequence[str | None]) -> Written:
+    """The local repository ``git push`` (``send-pack``) writes into, when its first operand or
+    ``--repo`` names one by a path (see the module doc)."""
+    named: list[str | None] = []
+    operands: list[str | None] = []
+    k = 0
+    while k < len(words) and not operands:
+        word = words[k]
+        following = words[k + 1] if k + 1 < len(words) else ""
+        if word is None or (following is None and word.startswith("-")):
+            return Written(below=(None,))  # (a word only known when it runs: which one is the repository)
+        if not word.startswith("-") or word == "-":
+            operands.append(word)
+        elif word == "--":
+            operands += words[k + 1:k + 2]
+        elif word.startswith("--"):
+            name, equals, given = word.partition("=")
+            valued = next((n for n in _PUSH_VALUED_LONG if long_prefix(name, n)), None)
+            value = given if equals or valued is None else following
+            k += 1 if valued is not None and not equals else 0
+            if valued == "--repo":
+                named.append(value)
+        elif "o" in word[1:] and not word[word.index("o", 1) + 1:]:
+            k += 1  # (-o's value is the next word)
+        k += 1
+    if None in operands or None in named:
+        return Written(below=(None,))
+    places = [_local_path(r) for r in [*named, *operands] if r is not None]
+    return Written(below=tuple(from_starts(argv, p) for p in places if p is not None))
+
+
+def _local_path(repository: str) -> str | None:
+    """The folder a repository argument names on this machine (``None``: a remote's name, a
+    network URL, an ``ssh`` ``host:path``, or the repository itself, ``.``)."""
+    if repository.startswith("file://"):
+        return repository.removeprefix("file://") or None
+    if repository.startswith(_NETWORK) or repository in (".", "./"):
+        return None
+    colon, slash = repository.find(":"), repository.find("/")
+    if colon >= 0 and (slash < 0 or colon < slash):
+        return None  # (``host:path``: git reaches it over ssh)
+    is_path = repository.startswith(("/", "~", "./", "../")) or "/" in repository or repository == ".."
+    return repository if is_path else None
 
 
 def _short_given(options: Sequence[str], letter: str, valued: str) -> bool:

@@ -7,7 +7,8 @@ PROGRAM FILE``'s program, and wrote ``0001-subject.patch``, ``git-bugreport-DATE
 ``~/.git-credentials``, ``~/.cache/git/credential/socket`` and ``~/.gitconfig`` (``git
 maintenance register``); ``git merge-resolve HEAD -- HEAD BRANCH`` wrote the branch's
 write-denied ``.github/workflows/ci.yml``. ``git rm 'out/d/*'`` deleted a tracked ``out/d/x.env`` beside ``@workspace/**/*.env``
-write-denied. The lines git runs in the hostile corpus's world are its s301 lines."""
+write-denied, and ``git push ../remote.git HEAD:refs/heads/evil`` wrote that repository's objects
+and refs outside the write rules. The lines git runs in the hostile corpus's world are its s301 lines."""
 
 from __future__ import annotations
 
@@ -135,6 +136,32 @@ def test_a_plain_path_of_git_rm_is_judged_as_its_word(setup: Setup, tracked_env:
     assert _verdict(setup, line) is Effect.ALLOW
 
 
+@pytest.mark.parametrize("line", [
+    "git push ../remote.git HEAD:refs/heads/evil",  # (wrote ../remote.git's objects and refs: git 2.39)
+    "git push ~/r.git main",
+    "git push /tmp/r.git main",
+    "git push file:///tmp/r.git main",
+    "git push --repo=../remote.git",
+    "git push -o x ../remote.git main",
+    "git send-pack ../remote.git main",
+    "git push $where main",
+])
+def test_a_push_to_a_repository_named_by_its_path_is_judged_as_writing_there(setup: Setup, repository: Path,
+                                                                              line: str) -> None:
+    _rules(setup, GIT_AND_OUT)
+    assert _verdict(setup, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "git push origin main", "git push", "git push https://example.invalid/x.git main",
+    "git push git@example.invalid:x.git main",
+])
+def test_a_push_to_a_remote_or_a_path_the_write_rules_open_stays_allowed(setup: Setup, repository: Path,
+                                                                          line: str) -> None:
+    _rules(setup, GIT_AND_OUT)
+    assert _verdict(setup, line) is Effect.ALLOW
+
+
 @pytest.mark.parametrize(("line", "naming"), [
     ("git remote-ext origin 'touch PWNED'", "git remote-ext **"),  # (runs touch PWNED: git 2.39, bash and dash)
     ("git merge-index touch src/a.txt", "git merge-index **"),  # (runs touch for an unmerged src/a.txt)
@@ -182,6 +209,13 @@ def test_the_subcommands_counted_as_writing_the_worktree(line: tuple[str | None,
     (("git", "credential-cache", "--socket=s", "store"), Written()),
     (("git", "maintenance", "run"), Written()),
     (("git", "log"), Written()),
+    (("git", "push", "../r.git", "main"), Written(below=("./../r.git",))),
+    (("git", "push", "-o", "../x", "origin"), Written()),  # (-o's value is not the repository)
+    (("git", "push", "--receive-pack", "x", "file:///r"), Written(below=("/r",))),
+    (("git", "push", "host:r.git"), Written()),  # (ssh)
+    (("git", "push", "."), Written()),  # (the repository itself)
+    (("git", "push", "origin", None), Written()),  # (a refspec only known when it runs)
+    (("git", "push", None, "main"), Written(below=(None,))),
     (("git", "rm", "out/a"), Written()),  # (a plain path: judged as the word it is)
     (("git", "rm", "out/d/*.env"), Written(below=("./out/d",))),
     (("git", "rm", "-rf", "*.env"), Written(below=("./.",))),
