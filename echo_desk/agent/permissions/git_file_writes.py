@@ -20,7 +20,8 @@ bash and dash, strace):
 - ``git maintenance register``/``unregister``: the person's git settings (``~/.gitconfig``…,
   as ``git config --global`` writes them: ``git_settings_writes``), which list the
   repositories the scheduled maintenance runs git in; ``start``/``stop`` write them too and
-  install or remove a systemd timer or a crontab entry (places not known here: ``None``).
+  install or remove a systemd timer or a crontab entry (by git's manual: not run here; places
+  not known here, ``None``).
 
 ``git push REPOSITORY`` and ``git send-pack REPOSITORY``, given a path (or a ``file://`` URL)
 rather than a configured remote's name or a network URL, write the objects and refs of the
