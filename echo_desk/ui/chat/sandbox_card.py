@@ -103,6 +103,11 @@ def sandbox_lines(facts: SandboxFacts, palette: Palette | None = None) -> list[t
     if facts.sandboxed and facts.checked_later:
         lines.append((_("Processes of this command still ran in the sandbox when it ended: what they leave is "
                         "checked, and put aside or back, when they end"), p.warn))
+    if facts.sandboxed and facts.checked_after_restart:
+        lines.append((_("Echo Desk closed before it had checked what this command left: it was checked at the "
+                        "next start, and what is said above was found") if facts.planted else
+                      _("Echo Desk closed before it had checked what this command left: it was checked at the "
+                        "next start, and nothing was found"), p.warn))
     if facts.sandboxed and facts.search_cut:
         from echo_desk.sandbox.repositories import MAX_FOLDERS  # rare: loaded only for this line
 
