@@ -11,6 +11,7 @@ import json
 import pickle
 import sys
 import types
+from collections.abc import Callable
 from pathlib import Path
 from unittest import mock
 
@@ -32,8 +33,8 @@ def meson_install_data(*, script: bool = False) -> bytes:
     classes = {"mesonbuild.backend.backends": ("InstallData", "TargetInstallData", "InstallDataBase"),
                "mesonbuild.utils.universal": ("FileMode",), "mesonbuild.utils.core": ("ExecutableSerialisation",)}
     # (pickle imports each module by name: its parents must be there too)
-    names = {".".join(m.split(".")[:k]) for m in classes for k in range(1, m.count(".") + 2)}
-    modules = {name: types.ModuleType(name) for name in names}
+    packages = {".".join(m.split(".")[:k]) for m in classes for k in range(1, m.count(".") + 2)}
+    modules = {name: types.ModuleType(name) for name in packages}
     for name, names in classes.items():
         for class_name in names:
             setattr(modules[name], class_name, type(class_name, (), {"__module__": name}))
@@ -88,7 +89,7 @@ def autotools_record(build: Path, prefix: str, *, sub: str = "datarootdir = ${pr
     (build / "lib" / "Makefile").write_text(f"{head}prefix = {prefix}\n{sub}\nsubdir = lib\n")
 
 
-RECORDS = {"meson": meson_record, "cmake": cmake_record, "autotools": autotools_record}
+RECORDS: dict[str, Callable[[Path, str], None]] = {"meson": meson_record, "cmake": cmake_record, "autotools": autotools_record}
 #: The install steps of each kind of build folder in b.
 STEPS = {
     "meson": ["meson install -C b", "meson install -Cb --no-rebuild", "cd b && meson install",
