@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 
-from echo_desk.agent.permissions import build_variables, file_programs
+from echo_desk.agent.permissions import build_variables, file_programs, install_records, line_environment
 from echo_desk.agent.permissions.options import Does
 from echo_desk.agent.permissions.reading import Argv, Flag, Inner, Reading
 
@@ -227,6 +227,8 @@ def _option_writes(argv: Argv) -> tuple[tuple[str | None, ...], tuple[str | None
         name, equals, value = word.partition("=")
         if name in _WRITES_VALUE:
             written.append(value if equals else following)
+        elif installs and name == "--prefix" and line_environment.get(install_records.DESTDIR):
+            continue  # (it installs below DESTDIR + P: judged there by install_records, s300)
         elif (installs and name == "--prefix") or name == "--install-prefix":
             below.append(value if equals else following)
         elif _PRINTS_TO_FILE.fullmatch(word):

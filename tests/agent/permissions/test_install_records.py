@@ -123,8 +123,8 @@ def test_a_recorded_prefix_the_agent_may_write_stays_allowed(setup: Setup, kind:
     (("meson", "install", "-C", "b"), {"DESTDIR": "~/x"}, [None]),
     (("cmake", "--build", "b", "--", "install", "DESTDIR=/x"), {}, ["/x@PREFIX@", "/x@PREFIX@/share"]),
     (("cmake", "--install", "b", "--prefix", "/p"), {}, []),  # (below /p: cmake_modes)
-    (("cmake", "--install", "b", "--prefix=/p"), {"DESTDIR": "/x"}, []),
-    (("meson", "install", "-C", "b", "--destdir", "/d"), {}, []),  # (below b/d: meson_modes)
+    (("cmake", "--install", "b", "--prefix=/p"), {"DESTDIR": "/x"}, ["/x/p"]),  # (s300)
+    (("meson", "install", "-C", "b", "--destdir", "/d"), {"DESTDIR": "/y"}, ["/d@PREFIX@", "/d@PREFIX@/share"]),
 ])
 def test_a_destdir_puts_every_recorded_folder_below_it(setup: Setup, argv: tuple[str, ...], given: dict[str, str],
                                                       expected: list[str | None]) -> None:
@@ -423,9 +423,13 @@ def test_a_project_s_install_code_asks(setup: Setup, code: str, line: str) -> No
     assert effect_under(setup, BUILDS, line) is not Effect.ALLOW
 
 
-@pytest.mark.parametrize("line", ["meson install -C b", "ninja -C b install", "cd b && meson install --no-rebuild"])
+@pytest.mark.parametrize("line", ["meson install -C b", "ninja -C b install", "cd b && meson install --no-rebuild",
+                                  "cd b && meson install --destdir @HOME@/stage/d"])
 def test_a_meson_install_script_asks(setup: Setup, line: str) -> None:
     """meson.add_install_script lands in meson-private/install.dat, and meson install ran it
-    (meson 1.12, bash and dash): no record says where it writes (s300)."""
+    (meson 1.12, bash and dash), --destdir or not: no record says where it writes (s300)."""
     meson_record(setup.workspace / "b", f"{setup.home}/stage", script=True)
-    assert effect_under(setup, BUILDS, line) is not Effect.ALLOW
+    assert effect_under(setup, BUILDS, line.replace("@HOME@", str(setup.home))) is not Effect.ALLOW
+    meson_record(setup.workspace / "c", f"{setup.home}/stage")
+    # (the same install without the script)
+    assert effect_under(setup, BUILDS, line.replace("@HOME@", str(setup.home)).replace(" b", " c")) is Effect.ALLOW
