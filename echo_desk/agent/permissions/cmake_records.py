@@ -25,8 +25,10 @@ _CMAKE_MARK = "# Install script for directory:"
 _PREFIX = "CMAKE_INSTALL_PREFIX"
 _PREFIX_USE = "${CMAKE_INSTALL_PREFIX}"
 _DESTDIR_USE = "$ENV{DESTDIR}"
-#: The manifest of what was installed, which cmake writes into the top build folder.
-_MANIFEST_USE = "/${CMAKE_INSTALL_MANIFEST}"
+#: The manifests of what was installed, which cmake writes into the build folder (the local one
+#: for ``install/local``, as later cmakes write it: not installed here, so not proven).
+_MANIFESTS = ("/${CMAKE_INSTALL_MANIFEST}", "/install_local_manifest.txt")
+_MANIFEST_CONTENT = "${CMAKE_INSTALL_MANIFEST_CONTENT}"
 #: The variables cmake's install scripts set (the prefix only where none was given: below).
 _SET_NAMES = re.compile(r"CMAKE_INST\w*|CMAKE_CROSSCOMPILING|CMAKE_OBJDUMP|_cmake_\w+")
 #: The variables no command but those cmake writes may change: where the install writes.
@@ -143,8 +145,8 @@ class _Reader:
             self._changed(words[2], looping=False)  # (what it finds is removed next)
         elif (sub == "REMOVE" and words[1:] == ["${_cmake_old_config_files}"]) or sub in _FILE_READS:
             pass
-        elif sub == "WRITE" and len(words) == 3 and words[1].endswith(_MANIFEST_USE):
-            folder = words[1][:-len(_MANIFEST_USE)]
+        elif sub == "WRITE" and len(words) == 3 and words[1].endswith(_MANIFESTS) and words[2] == _MANIFEST_CONTENT:
+            folder = words[1].rpartition("/")[0]
             if "$" in folder or not inside(Path(folder), self.build):
                 raise _Unread
         else:

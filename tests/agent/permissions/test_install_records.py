@@ -374,7 +374,9 @@ PROJECT_CODE = {
     "install-code": "execute_process(COMMAND touch @HOME@/pwned)",
     "install-script": 'include("@HOME@/stage/extra.cmake")',
     "file-write": 'file(WRITE "@HOME@/.bashrc" "x")',
-    "file-append-manifest-elsewhere": 'file(WRITE "@HOME@/${CMAKE_INSTALL_MANIFEST}" "x")',
+    "manifest-elsewhere": 'file(WRITE "@HOME@/${CMAKE_INSTALL_MANIFEST}" "${CMAKE_INSTALL_MANIFEST_CONTENT}")',
+    "manifest-of-other-words": 'file(WRITE "@BUILD@/${CMAKE_INSTALL_MANIFEST}" "exec x")',
+    "other-file-in-the-build-folder": 'file(WRITE "@BUILD@/build.ninja" "${CMAKE_INSTALL_MANIFEST_CONTENT}")',
     "file-copy": 'file(COPY "/src/cminst/d.txt" DESTINATION "@HOME@")',
     "strip-of-the-agent": 'execute_process(COMMAND "@HOME@/stage/strip" "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/bin/p")',
     "destdir-changed": 'set(ENV{DESTDIR} "/")',
@@ -388,7 +390,15 @@ PROJECT_CODE = {
 }
 
 
-def _cmake_generated(build: Path, prefix: str, code: str = "") -> None:
+#: The local manifest cmake 3.27 and later writes in each build folder (``install/local``).
+_LOCAL_MANIFEST = ('if(CMAKE_INSTALL_LOCAL_ONLY)\n  file(WRITE "@BUILD@/sub/install_local_manifest.txt"\n'
+                   '     "${CMAKE_INSTALL_MANIFEST_CONTENT}")\nendif()')
+
+
+def _cmake_generated(build: Path, prefix: str, code: str | None = None) -> None:
+    """A build folder as cmake 3.25 configures it (with a later cmake's local manifest), then
+    ``code`` (the local manifest when none) as the project's install code lands in it."""
+    code = _LOCAL_MANIFEST.replace("@BUILD@", str(build)) if code is None else code
     cmake_record(build, prefix)
     (build / "cmake_install.cmake").write_text(_CMAKE_TARGETS.replace("@PREFIX@", prefix).replace("@BUILD@", str(build)))
     with open(build / "sub" / "cmake_install.cmake", "a") as script:
@@ -418,8 +428,9 @@ def test_a_project_s_install_code_asks(setup: Setup, code: str, line: str) -> No
     """install(CODE …) and install(SCRIPT …) run what they say under a rule naming the build tool
     (execute_process ran touch, the included script wrote a file: cmake 3.25, bash and dash):
     any command the reader does not know as the generator's makes the line ask (s300)."""
-    _cmake_generated(setup.workspace / "b", f"{setup.home}/stage",
-                     PROJECT_CODE[code].replace("@HOME@", str(setup.home)))
+    build = setup.workspace / "b"
+    _cmake_generated(build, f"{setup.home}/stage",
+                     PROJECT_CODE[code].replace("@HOME@", str(setup.home)).replace("@BUILD@", str(build)))
     assert effect_under(setup, BUILDS, line) is not Effect.ALLOW
 
 
