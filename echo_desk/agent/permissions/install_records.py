@@ -20,8 +20,9 @@ configured for ``~/.local``, each step below created ~/.local/share/d.txt):
 them below it, as each of these programs does: ``env DESTDIR=~/x ninja -C b install`` wrote
 ~/x/<prefix>/share/d.txt; so it does the prefix ``cmake --install b --prefix P`` names (D/P and
 D/<absolute destination> alone were written, s300). ``meson install --destdir D`` takes D for
-its own and leaves the environment's DESTDIR aside (nothing below it was touched, s300). Setting ``CMAKE_INSTALL_PREFIX`` in the environment changes nothing
-(cmake --install wrote below the recorded prefix). The install read no file below DESTDIR (a
+its own and leaves the environment's DESTDIR aside (nothing below it was touched, s300).
+Setting ``CMAKE_INSTALL_PREFIX`` in the environment changes nothing (cmake --install wrote
+below the recorded prefix). The install read no file below DESTDIR (a
 CMakeLists.txt, cmake_install.cmake, build.ninja and Makefile planted there were not opened:
 s293), so the DESTDIR the environment gives an install step (``destination_variables``) names
 only where it writes, which the write rules judge.
