@@ -36,9 +36,36 @@ def _ls_directories_themselves(argv: Sequence[str | None]) -> bool:
     return first[:1] == "-" and letters[:1] != "-" and "d" in letters and set(letters) <= _LS_FLAG_LETTERS
 
 
+#: Programs that end their options at ``--`` (GNU getopt, as BSD's), by the short options that
+#: take no value (coreutils 9.1, grep 3.8): ``wc -l -- *`` reads each match as a file, a file
+#: named ``--files0-from=list`` or ``-n`` too (strace, bash and dash: ``0 --files0-from=list``,
+#: nothing the list names opened, s302). Only these may stand before the ``--``: one taking a
+#: value would take it (``head -n -- *``: the ``--`` is the count, and the matches options).
+_ENDS_AT_DOUBLE_DASH: dict[str, frozenset[str]] = {
+    "cat": frozenset("AbeEnstTuv"), "tac": frozenset("br"), "head": frozenset("qvz"), "tail": frozenset("qvz"),
+    "wc": frozenset("clmwL"), "md5sum": frozenset("btz"), "sha1sum": frozenset("btz"), "sha256sum": frozenset("btz"),
+    "sha512sum": frozenset("btz"), "b2sum": frozenset("btz"), "cksum": frozenset(), "sum": frozenset("rs"),
+    "grep": frozenset("EFGPiywvxclLoqsbHhnTZUzaIrR"),
+}
+
+
+def _operands_after_double_dash(argv: Sequence[str | None]) -> bool:
+    """``PROGRAM [-FLAGS…] -- …`` with every word a glob may make after the ``--``: each match is
+    an operand, a file to read, never an option; the words before it are flags it takes (no
+    value), which the rules see as written."""
+    letters = _ENDS_AT_DOUBLE_DASH[argv[0] or ""]
+    for word in argv[1:]:
+        if word == "--":
+            return True
+        if word is None or word[:1] != "-" or word[1:2] in ("", "-") or not set(word[1:]) <= letters:
+            return False
+    return False
+
+
 #: Programs by the name the line gives them, and whether their literal words let any option
 #: appear where a glob is.
-_ANY_OPTION: dict[str, Callable[[Sequence[str | None]], bool]] = {"ls": _ls_directories_themselves}
+_ANY_OPTION: dict[str, Callable[[Sequence[str | None]], bool]] = {
+    "ls": _ls_directories_themselves, **dict.fromkeys(_ENDS_AT_DOUBLE_DASH, _operands_after_double_dash)}
 
 
 def takes_any_option(argv: Sequence[str | None]) -> bool:

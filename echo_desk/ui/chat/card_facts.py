@@ -119,6 +119,8 @@ class SubResult:
     error_kind: str = ""
     content: str = ""
     error: str = ""
+    #: Its sandbox's facts (what it planted, a check still to come), as its own card has them.
+    sandbox: SandboxFacts | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -145,6 +145,11 @@ def subtranscript_of(value: object) -> tuple[SubTranscript, tuple[Unreadable, ..
         elif isinstance(entry, dict) and isinstance(entry.get("result"), str):
             result = _sub_result(entry.get("envelope"))
             index = at.get(entry["result"])
+            if result is not None and "sandbox" in entry:  # (its sandbox's facts, as its own card's)
+                facts = sandbox_of(entry["sandbox"])
+                if facts is None:
+                    bad.append(Unreadable.of(Part.SANDBOX, entry["sandbox"]))
+                result = replace(result, sandbox=facts)
             if result is None:
                 bad.append(Unreadable.of(Part.SUB_TRANSCRIPT, entry))
             elif index is not None and isinstance(found := steps[index], SubCall):

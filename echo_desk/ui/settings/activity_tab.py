@@ -208,10 +208,7 @@ class ActivityTab(QWidget):
                 label = _(DECISION_LABELS[Decision(decision)])
             else:
                 label = decision
-            # A call another MCP client made through the gateway is named by that client.
-            client = str(r.get("client") or "")
-            asked_by = (_("{client} (through MCP)").format(client=visible(display_name(client), one_line=True))
-                        if client else r["conversation_id"][:8])
+            asked_by, asked_by_whole = _from(r, event)
             decider = "" if event is not None else self._decider(r)
             # A call that planted something says so beside its verdict, as its card in the chat does.
             planted = _planted(r)
@@ -222,7 +219,7 @@ class ActivityTab(QWidget):
             cells[COL_VERDICT], cells[COL_DECIDER] = label, decider
             item = QTreeWidgetItem(cells)
             for column, whole in ((COL_TOOL, r["tool"]), (COL_VERDICT, label), (COL_DECIDER, decider),
-                                  (COL_WHO, "\n".join(t for t in (asked_by if client else "", r["conversation_id"]) if t))):
+                                  (COL_WHO, asked_by_whole)):
                 if whole:
                     item.setToolTip(column, plain_tooltip(str(whole)))
             if planted:
@@ -426,6 +423,35 @@ def _event(record: JsonObject) -> Event | None:
     if event in EVENT_LABELS:
         return Event(str(event))
     return None
+
+
+def _from(record: JsonObject, event: Event | None) -> tuple[str, str]:
+    """The From cell of a row and its whole text (the tooltip): the MCP client whose call came
+    through the gateway, the sandboxed server whose own row it is (what it left outside its
+    calls: no conversation asked), both when a row has both, else the chat's conversation."""
+    client = str(record.get("client") or "")
+    names = []
+    if event is Event.SERVER_LEFT:
+        server = _server_of(record)
+        if server:
+            # The name first, as an app's: a narrow column elides the end, not the name.
+            names.append(_("{server} (MCP server)").format(server=visible(server, one_line=True)))
+    if client:
+        # A call another MCP client made through the gateway is named by that client.
+        names.append(_("{client} (through MCP)").format(client=visible(display_name(client), one_line=True)))
+    conversation = str(record.get("conversation_id") or "")
+    if not names:
+        return conversation[:8], conversation
+    return " · ".join(names), "\n".join(t for t in (*names, conversation) if t)
+
+
+def _server_of(record: JsonObject) -> str:
+    """The MCP server a row names by its source (``mcp:<server>``), else by its Tool column."""
+    try:
+        server = ToolSource(str(record.get("source") or "")).server
+    except ValueError:  # a later version's kind
+        server = ""
+    return server or str(record.get("tool") or "")
 
 
 def _planted(record: JsonObject) -> list[Planted]:

@@ -70,3 +70,27 @@ def test_a_rule_naming_what_the_glob_may_match_still_asks(setup: Setup, denied: 
     _workspace(setup)
     rules = rule_text(READERS) + rule_text(denied, effect="deny", tool="read")
     assert effect_under(setup, rules, line) is not Effect.ALLOW
+
+
+#: s302: a bare ``*`` may expand to an option (a file named ``-r`` makes ``grep KEY *`` recurse
+#: through a link given as an operand: hostile corpus), so it asks; after a ``--`` that follows
+#: only flags taking no value, every match is a file to read (``wc -l -- *`` with files named
+#: ``--files0-from=l`` and ``-n`` counted them: strace, coreutils 9.1, grep 3.8, bash and dash).
+@pytest.mark.parametrize("line", [
+    "cat -- *", "wc -l -- *", "head -- *", "tail -q -- *", "grep -n -- KEY *", "grep -- KEY *", "md5sum -- *",
+    "cat -n -- * ./*", "tac -- *", "sha256sum -- *",
+])
+def test_a_bare_glob_after_double_dash_is_read_as_files(setup: Setup, line: str) -> None:
+    _workspace(setup)
+    assert effect_under(setup, DENIED, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "cat *", "wc -l *", "head *", "grep KEY *",  # (no `--`: a match may be an option)
+    "cat * --", "head -n -- *", "head -n 3 -- *", "grep -e -- KEY *",  # (before it; or an option's value)
+    "tail -f -- *", "wc --lines -- *", "cat -- */*",  # (an option not read here; a match below a folder)
+    "grep -r -- KEY *", "md5sum -c -- *", "nl -- *",  # (recursive; names read from the files; not listed)
+])
+def test_its_neighbours_still_ask(setup: Setup, line: str) -> None:
+    _workspace(setup)
+    assert effect_under(setup, DENIED, line) is not Effect.ALLOW
