@@ -18,6 +18,7 @@ from echo_desk.runtime import Runtime
 from echo_desk.store.audit import AuditLog, checked_after_restart
 from echo_desk.tools.planted import Change, Planted
 from echo_desk.ui.app.checked_after_restart_notice import CheckedAfterRestartNotice, checked_after_restart_box
+from echo_desk.ui.app.start_notice_box import LEAST_WIDTH_CHARS
 from echo_desk.ui.chat.card_facts import SandboxFacts
 from echo_desk.ui.chat.sandbox_card import sandbox_html, sandbox_lines
 from echo_desk.ui.core import i18n_qt
@@ -57,13 +58,17 @@ def test_the_notice_says_the_check_was_made_after_a_restart_and_names_what_it_fo
         text = notice.box.informativeText()
         assert f"in {tmp_path / 'project'} had left what would run code later" in text
         assert f"{hook} (new: put aside)" in text and "kept, never run, at " in text
+        for label in (x for x in notice.box.findChildren(QLabel) if x.isVisible() and x.text()):
+            # the reading width of every start-up notice (``start_notice_box``), not a narrow column
+            assert label.width() >= min(LEAST_WIDTH_CHARS * label.fontMetrics().averageCharWidth(),
+                                        notice.box.screen().availableGeometry().width() * 3 // 4), label.text()
         assert runtime.owed_checks is not None
         store = runtime.owed_checks
         notice.box.button(QMessageBox.StandardButton.Ok).click()
         qtbot.waitUntil(lambda: store.untold() == [], timeout=5000)
         again = CheckedAfterRestartNotice(runtime, None, parent)
         again.check()
-        qtbot.wait(200)  # (nothing to wait for: nothing is owed or untold, and no box is made)
+        qtbot.waitUntil(lambda: again.done, timeout=10000)
         assert again.box is None
     finally:
         runtime.close()
@@ -76,7 +81,7 @@ def test_nothing_owed_shows_nothing_and_makes_no_database(qtbot: Any, tmp_path: 
     try:
         notice = CheckedAfterRestartNotice(runtime, None, parent)
         notice.check()
-        qtbot.wait(200)
+        qtbot.waitUntil(lambda: notice.done, timeout=10000)
         assert notice.box is None and runtime.owed_checks is not None and not runtime.owed_checks.path.exists()
     finally:
         runtime.close()

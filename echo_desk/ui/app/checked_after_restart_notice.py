@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from echo_desk.i18n import _
 from echo_desk.tools.planted import planted_of
+from echo_desk.ui.app.start_notice_box import start_notice_box
 from echo_desk.ui.chat.left_at_quit_text import advice
 from echo_desk.ui.core.checked_after_restart_text import command_lines
 from echo_desk.ui.core.marshal import BackgroundOp
@@ -29,16 +29,12 @@ def notice_text(records: list[CheckedAfterRestart]) -> str:
 
 
 def checked_after_restart_box(records: list[CheckedAfterRestart], parent: QWidget | None) -> QMessageBox:
-    box = QMessageBox(QMessageBox.Icon.Warning, _("Checked after a restart"),
-                      _("Echo Desk was closed while sandboxed commands ran, before it had checked what they left "
-                        "in your folders. It checked that now, at this start."),
-                      QMessageBox.StandardButton.Ok, parent)
-    box.setTextFormat(Qt.TextFormat.PlainText)
     found = any(r.planted for r in records)
-    box.setInformativeText(notice_text(records) + (f"\n\n{advice()}" if found else ""))
-    box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)  # the paths can be copied
-    box.setWindowModality(Qt.WindowModality.NonModal)  # the window behind stays usable
-    return box
+    return start_notice_box(
+        _("Checked after a restart"),
+        _("Echo Desk was closed while sandboxed commands ran, before it had checked what they left "
+          "in your folders. It checked that now, at this start."),
+        notice_text(records) + (f"\n\n{advice()}" if found else ""), parent)
 
 
 class CheckedAfterRestartNotice:
@@ -49,6 +45,8 @@ class CheckedAfterRestartNotice:
         self._conversations = conversations
         self._parent = parent
         self.box: QMessageBox | None = None
+        #: The owed checks were made and what they found was taken (shown, if anything was).
+        self.done = False
 
     def check(self) -> None:
         BackgroundOp(self._make).on_success(self._show).run()
@@ -59,6 +57,7 @@ class CheckedAfterRestartNotice:
         return store.untold() if store is not None else []
 
     def _show(self, records: list[CheckedAfterRestart]) -> None:
+        self.done = True
         store = self._runtime.owed_checks
         if not records or store is None:
             return
