@@ -218,7 +218,8 @@ def sandbox_of(metadata: object) -> SandboxFacts | None:
                         refused_hosts=strings("refused_hosts"), mode=str(facts.get("mode", "")),
                         status=str(facts.get("status", "")), planted=tuple(planted_of(facts.get("planted"))),
                         search_cut=facts.get("search_cut") is True, checked_later=facts.get("checked_later") is True,
-                        server=facts.get("server") is True)
+                        server=facts.get("server") is True,
+                        checked_after_restart=facts.get("checked_after_restart") is True)
 
 
 def denial_of(metadata: object) -> str | None:

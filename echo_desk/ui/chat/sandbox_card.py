@@ -116,6 +116,11 @@ def what_it_left_lines(facts: SandboxFacts, palette: Palette | None = None) -> l
     if facts.sandboxed and facts.checked_later:
         lines.append((_("Processes of this command still ran in the sandbox when it ended: what they leave is "
                         "checked, and put aside or back, when they end"), p.warn))
+    if facts.sandboxed and facts.checked_after_restart:
+        lines.append((_("Echo Desk closed before it had checked what this command left: it was checked at the "
+                        "next start, and what is said above was found") if facts.planted else
+                      _("Echo Desk closed before it had checked what this command left: it was checked at the "
+                        "next start, and nothing was found"), p.warn))
     return lines
 
 

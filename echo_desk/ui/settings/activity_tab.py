@@ -38,6 +38,7 @@ from echo_desk.tools.planted import Planted, planted_of
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui.core import i18n_qt, marshal, theme
 from echo_desk.ui.core.audit_text import provenance_phrase
+from echo_desk.ui.core.checked_after_restart_text import command_lines
 from echo_desk.ui.core.planted_text import planted_label, planted_tooltip, put_aside_lines
 from echo_desk.ui.core.rules_text import plain_tooltip, rule_phrase, when
 from echo_desk.ui.widgets.failure_text import say_failure
@@ -56,6 +57,7 @@ EVENT_LABELS = {
     Event.SESSION_NOT_HANDED_BACK: N_("session closed on quit"),
     Event.TOOLS_LISTED_WITHOUT: N_("tools listed without servers still starting"),
     Event.SERVER_LEFT: N_("left by the server outside its calls"),
+    Event.CHECKED_AFTER_RESTART: N_("checked after a restart"),
 }
 #: Why a session could not be handed back (the row's ``error_kind``), as the detail says it.
 HAND_BACK_FAILURES = {
@@ -309,6 +311,17 @@ class ActivityTab(QWidget):
                 "came after to say so. It was put aside when the server stopped:").format(server=visible(str(record["tool"]), one_line=True),
                                              folder=visible(str(folder or ""), one_line=True)),
                 *put_aside_lines("", _planted(record))]))
+            return
+        if event is Event.CHECKED_AFTER_RESTART:
+            arguments = record.get("arguments")
+            workspace = arguments.get("workspace") if isinstance(arguments, dict) else ""
+            started = arguments.get("started") if isinstance(arguments, dict) else None
+            self.detail.setText("\n".join([
+                _("Echo Desk was closed before it had checked what call {call} ({tool}) left. It checked that at "
+                  "its next start:").format(call=visible(str(record["call_id"]), one_line=True),
+                                           tool=visible(str(record["tool"]), one_line=True)),
+                *command_lines(str(workspace or ""), _planted(record), str(record.get("error") or ""),
+                               float(started) if isinstance(started, (int, float)) else float(record["at"]))]))
             return
         if event is Event.SESSION_HANDED_BACK:
             self.detail.setText(_(
