@@ -19,7 +19,12 @@ read-denied, each of these printed a secret (git 2.39, bash and dash, s312):
   (``/etc/gitconfig``, ``$GIT_CONFIG_SYSTEM``), or only one of them with ``--global`` or
   ``--system``: ``http.extraHeader = Authorization: Bearer …`` and
   ``url.https://user:password@host/.insteadOf`` printed;
-- ``git var -l``: the same settings files, printed as ``git config -l`` does.
+- ``git var -l``: the same settings files, printed as ``git config -l`` does;
+- the subcommands that may reach a remote over http(s) (``clone``, ``fetch``, ``pull``,
+  ``push``, ``ls-remote``, ``remote update``/``show``/``prune``, ``submodule update``/``add``,
+  ``archive --remote``): libcurl reads ``~/.netrc`` (``download_reads.NETRC``) and sends its
+  login to the server, as ``curl -n`` does (``git ls-remote http://127.0.0.1:1/x`` opened and
+  read it, strace); which transport a remote's name leads to is in the settings, so each counts.
 
 A word only known when the line runs may be any of these forms: the files are read. Not seen
 here: a file the person's settings include (``include.path``), a helper's own ``--file`` named
@@ -33,6 +38,7 @@ import os
 from collections.abc import Sequence
 
 from echo_desk.agent.permissions import line_environment
+from echo_desk.agent.permissions.download_reads import NETRC
 from echo_desk.agent.permissions.git_settings_writes import config_written, global_files
 from echo_desk.agent.permissions.long_prefixes import long_prefix
 
@@ -42,6 +48,11 @@ __all__ = ["CREDENTIAL_SOCKETS", "credential_files", "read"]
 _SYSTEM_FILE = "/etc/gitconfig"
 #: The credential-cache daemon's socket folders (``--socket`` names another).
 CREDENTIAL_SOCKETS = ("~/.cache/git/credential", "~/.git-credential-cache")
+#: The subcommands that may reach a remote over http(s), and those that do only in some of their
+#: actions (their first operand) or with an option.
+_REMOTE_SUBCOMMANDS = frozenset({"clone", "fetch", "pull", "push", "ls-remote", "http-fetch", "http-push"})
+_REMOTE_ACTIONS = {"remote": frozenset({"update", "show", "prune", "set-head"}),
+                   "submodule": frozenset({"update", "add"})}
 #: ``git config``'s options that keep it to a file the line names, or to the repository's own.
 _OWN_SCOPES = ("--file", "--blob", "--local", "--worktree")
 
@@ -51,6 +62,8 @@ def read(argv: Sequence[str | None], at: int) -> tuple[str, ...]:
     (see the module doc)."""
     sub = argv[at]
     words = argv[at + 1:]
+    if _may_reach_http(sub, words):
+        return (NETRC,)
     if sub in ("credential", "send-email"):
         return (*settings_files(), *credential_files(), *CREDENTIAL_SOCKETS)
     if sub == "credential-store":
@@ -75,6 +88,19 @@ def read(argv: Sequence[str | None], at: int) -> tuple[str, ...]:
             return global_files()
         return settings_files()
     return ()
+
+
+def _may_reach_http(sub: str | None, words: Sequence[str | None]) -> bool:
+    """Whether the git subcommand ``sub`` with ``words`` may fetch or push over http(s) (a word
+    only known when the line runs may be the action that does)."""
+    if sub in _REMOTE_SUBCOMMANDS:
+        return True
+    if sub == "archive":
+        return any(w is None or long_prefix(w, "--remote") for w in words)
+    if sub in _REMOTE_ACTIONS:
+        action = next((w for w in words if w is None or not w.startswith("-")), "")
+        return action is None or action in _REMOTE_ACTIONS[sub]
+    return False
 
 
 def settings_files() -> tuple[str, ...]:

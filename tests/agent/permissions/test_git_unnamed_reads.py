@@ -84,3 +84,32 @@ def test_a_named_credential_file_replaces_the_default_ones() -> None:
     assert read(("git", "credential-store", "--file=/tmp/c", "get"), 1) == ("/tmp/c",)
     assert "~/.git-credentials" in read(("git", "credential-store", "get"), 1)
     assert read(("git", "config", "--global", "core.pager", "less"), 1) == ()
+
+
+NETRC_DENIED = GIT + rule_text("~/.netrc", effect="deny", tool="read")
+
+
+@pytest.mark.parametrize("line", [
+    "git ls-remote http://127.0.0.1:1/x",  # (libcurl read ~/.netrc before connecting: strace)
+    "git fetch http://127.0.0.1:1/x",
+    "git fetch",  # (the remote's URL is in the settings)
+    "git pull origin main",
+    "git push origin main",
+    "git clone https://example.com/r.git out/r",
+    "git remote update",
+    "git submodule update --init",
+    "git archive --remote=https://example.com/r.git HEAD",
+])
+def test_a_command_that_may_reach_a_remote_over_http_reads_the_netrc_file(setup: Setup, repository: Path,
+                                                                         line: str) -> None:
+    assert effect_under(setup, NETRC_DENIED, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["git remote -v", "git status", "git submodule status", "git archive HEAD"])
+def test_a_command_reaching_no_remote_stays_allowed_under_a_netrc_deny(setup: Setup, repository: Path,
+                                                                      line: str) -> None:
+    assert effect_under(setup, NETRC_DENIED, line) is Effect.ALLOW
+
+
+def test_without_a_netrc_deny_fetch_stays_allowed(setup: Setup, repository: Path) -> None:
+    assert effect_under(setup, GIT, "git fetch") is Effect.ALLOW
