@@ -26,9 +26,12 @@ read-denied, each of these printed a secret (git 2.39, bash and dash, s312):
   login to the server, as ``curl -n`` does (``git ls-remote http://127.0.0.1:1/x`` opened and
   read it, strace); which transport a remote's name leads to is in the settings, so each counts.
 
-A word only known when the line runs may be any of these forms: the files are read. Not seen
-here: a file the person's settings include (``include.path``), a helper's own ``--file`` named
-in the settings, and the settings every other git command reads without printing them.
+A word only known when the line runs may be any of these forms: the files are read. The files
+the settings files read include (``include.path``, ``includeIf.*.path`` whatever its
+condition) are read too, and printed by ``git config --list``: ``included`` adds them where the
+home folder is known (``shell_verdict``). Not seen here: an include the engine cannot read or
+resolve (a file it may not open, another user's ``~name``), a helper's own ``--file`` named in
+the settings, and the settings every other git command reads without printing them.
 Version read: git 2.39's manuals and sources.
 """
 
@@ -36,13 +39,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 
-from echo_desk.agent.permissions import line_environment
+from echo_desk.agent.permissions import git_config, line_environment
 from echo_desk.agent.permissions.download_reads import NETRC
 from echo_desk.agent.permissions.git_settings_writes import config_written, global_files
 from echo_desk.agent.permissions.long_prefixes import long_prefix
 
-__all__ = ["CREDENTIAL_SOCKETS", "credential_files", "read"]
+__all__ = ["CREDENTIAL_SOCKETS", "credential_files", "included", "read"]
 
 #: Where git (built for /usr, as Debian's) reads the system's settings.
 _SYSTEM_FILE = "/etc/gitconfig"
@@ -101,6 +105,20 @@ def _may_reach_http(sub: str | None, words: Sequence[str | None]) -> bool:
         action = next((w for w in words if w is None or not w.startswith("-")), "")
         return action is None or action in _REMOTE_ACTIONS[sub]
     return False
+
+
+def included(values: Sequence[str], home: Path | None) -> tuple[str, ...]:
+    """The files the settings files among ``values`` (what ``read`` found) include, for a home
+    folder ``home`` (``~/`` in ``values`` and in the settings is there)."""
+    settings = set(settings_files())
+    files = [_placed(v, home) for v in values if v in settings]
+    return tuple(str(p) for p in git_config.included_files([f for f in files if f is not None], home))
+
+
+def _placed(value: str, home: Path | None) -> Path | None:
+    if value.startswith("~/"):
+        return None if home is None else home / value[2:]
+    return Path(value) if os.path.isabs(value) else None
 
 
 def settings_files() -> tuple[str, ...]:

@@ -32,6 +32,7 @@ from echo_desk.agent.permissions import (
     git_foreach,
     git_reading,
     git_repositories,
+    git_unnamed_reads,
     git_whole_reads,
     git_worktree_updates,
     hg_extension_writes,
@@ -258,6 +259,10 @@ class _Judge:
         if not values:
             return found
         reading = programs.read(values)
+        if reading.values and values[0] is not None and programs.base(values[0]) == "git":
+            # (the files git's settings include are read, and printed by `git config --list`, too)
+            reading = replace(reading, values=(*reading.values,
+                                               *git_unnamed_reads.included(reading.values, self.where.home)))
         found.argvs.append(values)
         if values[0] is not None and "/" in values[0]:
             found.argvs.append((programs.base(values[0]), *values[1:]))

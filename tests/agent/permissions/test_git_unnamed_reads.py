@@ -113,3 +113,18 @@ def test_a_command_reaching_no_remote_stays_allowed_under_a_netrc_deny(setup: Se
 
 def test_without_a_netrc_deny_fetch_stays_allowed(setup: Setup, repository: Path) -> None:
     assert effect_under(setup, GIT, "git fetch") is Effect.ALLOW
+
+
+def test_a_file_the_settings_include_is_judged_as_read_too(setup: Setup, repository: Path) -> None:
+    """``git config --list`` printed the token of a file ``~/.gitconfig`` includes (git 2.39,
+    bash and dash); a file an included one includes counts too, and ``includeIf`` whatever its
+    condition (the engine does not weigh it: one more ask at most)."""
+    (setup.home / ".secrets").mkdir()
+    (setup.home / ".gitconfig").write_text("[include]\n\tpath = ~/.secrets/git\n", encoding="utf-8")
+    (setup.home / ".secrets" / "git").write_text('[includeIf "gitdir:~/work/"]\n\tpath = more\n', encoding="utf-8")
+    (setup.home / ".secrets" / "more").write_text("[http]\n\textraHeader = Authorization: Bearer T\n", encoding="utf-8")
+    for denied in ("~/.secrets/git", "~/.secrets/more"):
+        rules = GIT + rule_text(denied, effect="deny", tool="read")
+        assert effect_under(setup, rules, "git config --list") is not Effect.ALLOW
+        assert effect_under(setup, rules, "git config --local --list") is Effect.ALLOW
+        assert effect_under(setup, rules, "git status") is Effect.ALLOW
