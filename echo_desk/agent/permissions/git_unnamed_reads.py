@@ -27,7 +27,7 @@ read-denied, each of these printed a secret (git 2.39, bash and dash, s312):
   read it, strace); which transport a remote's name leads to is in the settings, so each counts.
 
 A word only known when the line runs may be any of these forms: the files are read. The files
-the settings files read include (``include.path``, ``includeIf.*.path`` whatever its
+those settings files include (``include.path``, ``includeIf.*.path`` whatever its
 condition) are read too, and printed by ``git config --list``: ``included`` adds them where the
 home folder is known (``shell_verdict``). Not seen here: an include the engine cannot read or
 resolve (a file it may not open, another user's ``~name``), a helper's own ``--file`` named in
