@@ -99,6 +99,8 @@ class SandboxFacts:
     checked_later: bool = False
     #: Echo Desk was closed before it checked what the command left: checked at its next start.
     checked_after_restart: bool = False
+    #: ... but that check could not be made: why (a ``sandbox.owed_failure.OwedFailure`` value).
+    not_checked_after_restart: str = ""
     #: A sandboxed MCP server's call (checked after it), not a command.
     server: bool = False
 
@@ -108,7 +110,9 @@ class SandboxFacts:
                 "refused_hosts": list(self.refused_hosts), "mode": self.mode, "status": self.status,
                 "planted": [p.to_json() for p in self.planted], "search_cut": self.search_cut,
                 "checked_later": self.checked_later, "server": self.server,
-                "checked_after_restart": self.checked_after_restart}
+                "checked_after_restart": self.checked_after_restart,
+                **({"not_checked_after_restart": self.not_checked_after_restart}
+                   if self.not_checked_after_restart else {})}
 
 
 @dataclass(frozen=True, kw_only=True)

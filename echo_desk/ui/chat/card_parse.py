@@ -219,7 +219,8 @@ def sandbox_of(metadata: object) -> SandboxFacts | None:
                         status=str(facts.get("status", "")), planted=tuple(planted_of(facts.get("planted"))),
                         search_cut=facts.get("search_cut") is True, checked_later=facts.get("checked_later") is True,
                         server=facts.get("server") is True,
-                        checked_after_restart=facts.get("checked_after_restart") is True)
+                        checked_after_restart=facts.get("checked_after_restart") is True,
+                        not_checked_after_restart=_text(facts.get("not_checked_after_restart")))
 
 
 def denial_of(metadata: object) -> str | None:

@@ -15,6 +15,7 @@ from echo_desk.i18n import N_, _, list_text
 # The facts are read once where the result enters the transcript; imported from here too.
 from echo_desk.ui.chat.card_parse import planted_of as planted_of
 from echo_desk.ui.chat.card_parse import sandbox_of as sandbox_of
+from echo_desk.ui.core.checked_after_restart_text import failure_reason
 from echo_desk.ui.core.palette import Palette, in_use
 from echo_desk.ui.core.planted_text import done_text, planted_label
 
@@ -116,7 +117,12 @@ def what_it_left_lines(facts: SandboxFacts, palette: Palette | None = None) -> l
     if facts.sandboxed and facts.checked_later:
         lines.append((_("Processes of this command still ran in the sandbox when it ended: what they leave is "
                         "checked, and put aside or back, when they end"), p.warn))
-    if facts.sandboxed and facts.checked_after_restart:
+    if facts.sandboxed and facts.checked_after_restart and facts.not_checked_after_restart:
+        lines.append((_("Echo Desk closed before it had checked what this command left, and at the next start the "
+                        "check could not be made ({why}). Look yourself for what it may have left that would run "
+                        "code later (git hooks, .envrc, editor settings).").format(
+                            why=failure_reason(facts.not_checked_after_restart)), p.warn))
+    elif facts.sandboxed and facts.checked_after_restart:
         lines.append((_("Echo Desk closed before it had checked what this command left: it was checked at the "
                         "next start, and what is said above was found") if facts.planted else
                       _("Echo Desk closed before it had checked what this command left: it was checked at the "
