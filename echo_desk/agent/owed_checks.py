@@ -43,8 +43,11 @@ def make_owed_checks(owed: OwedChecksStore, audit: AuditLog, conversations: Conv
                      updated: list[UpdatedCard] | None = None) -> int:
     """Make every owed check whose process is gone; how many were made (or found impossible).
     Each saved card brought up to date is added to ``updated`` (a chat open on it shows it)."""
-    checks = owed.owed()
-    for check in checks:
+    made = 0
+    for check in owed.owed():
+        if not owed.claim(check):
+            continue  # another process (the app, the CLI) started at once and makes it
+        made += 1
         planted, error = _check(check)
         owed.checked(check.id, [p.to_json() for p in planted], error)
         try:
@@ -61,7 +64,7 @@ def make_owed_checks(owed: OwedChecksStore, audit: AuditLog, conversations: Conv
                     updated.append(card)
             except Exception:
                 log.exception("the saved message of call %s could not be brought up to date", check.call_id)
-    return len(checks)
+    return made
 
 
 def _check(check: OwedCheck) -> tuple[tuple[Planted, ...], str]:

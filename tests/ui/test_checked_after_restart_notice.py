@@ -5,6 +5,7 @@ found (every full path); the Activity page and the call's card say it too, in bo
 from __future__ import annotations
 
 import os
+import pickle
 import re
 import subprocess
 import time
@@ -16,8 +17,9 @@ from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
 
 from echo_desk.agent.model import ChatMessage, ToolCall
 from echo_desk.runtime import Runtime
-from echo_desk.store.conversations import ConversationStore
+from echo_desk.sandbox import owed as sandbox_owed
 from echo_desk.store.audit import AuditLog, checked_after_restart
+from echo_desk.store.conversations import ConversationStore
 from echo_desk.tools.planted import Change, Planted
 from echo_desk.ui.app.checked_after_restart_notice import CheckedAfterRestartNotice, checked_after_restart_box
 from echo_desk.ui.app.start_notice_box import LEAST_WIDTH_CHARS
@@ -291,10 +293,6 @@ def test_a_check_that_could_not_be_made_says_why_in_the_notice_and_on_the_open_c
     workspace = tmp_path / "project"
     workspace.mkdir()
     runtime = Runtime.create(data_dir=tmp_path / "data", with_builtins=False, with_plugins=False)
-    import pickle
-
-    from echo_desk.sandbox import owed as sandbox_owed
-
     conversations, session, card = _open_chat_with_the_call(
         runtime, tmp_path, workspace, pickle.dumps((sandbox_owed.FORMAT + 1, (), ())))
     parent = QWidget()
