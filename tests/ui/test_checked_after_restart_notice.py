@@ -202,13 +202,27 @@ def test_the_app_makes_the_owed_check_and_tells_it_at_start(qapp: Any, monkeypat
     workspace, home = tmp_path / "project", tmp_path / "home"
     home.mkdir()
     subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    conversations = ConversationStore(data_dir() / "conversations.sqlite3")
+    try:
+        conversation = conversations.create("saved")
+        call = ToolCall(id="call-1", name="run_command", arguments="{}")
+        conversations.append(conversation.id, ChatMessage(role="assistant", tool_calls=(call,)), node="a1")
+        conversations.append(conversation.id, ChatMessage(role="tool", content="done", tool_call_id="call-1"),
+                             {"ok": True, "content": "done", "sandbox": {"sandboxed": True, "checked_later": True}},
+                             node="t1")
+    finally:
+        conversations.close()
     store = OwedChecksStore(data_dir() / OWED_CHECKS_FILE)
-    store.owe(conversation_id="c", call_id="call-1", tool="run_command", workspace=str(workspace),
+    store.owe(conversation_id=conversation.id, call_id="call-1", tool="run_command", workspace=str(workspace),
               snapshot=snapshot_of(workspace, home, tmp_path / "put-aside"))
     owed_by_a_gone_process(store)
     hook = workspace / ".git" / "hooks" / "post-checkout"
     hook.write_text("#!/bin/sh\necho planted\n")
     seen: dict[str, str] = {}
+    # The updated card reaches the window's chat (which shows it if that conversation is open).
+    cards: list[tuple[str, str, bool]] = []
+    monkeypatch.setattr(ChatSession, "show_updated_card", lambda _self, conversation_id, call_id, stored: cards.append(
+        (conversation_id, call_id, stored["sandbox"]["checked_after_restart"])))
     original_load = app_module.App.load
 
     async def load_then_close(self: app_module.App) -> None:
@@ -228,6 +242,7 @@ def test_the_app_makes_the_owed_check_and_tells_it_at_start(qapp: Any, monkeypat
     assert app_module.run_gui(["echo-desk"]) == 0
     assert f"{hook} (new: put aside)" in seen["text"] and not hook.exists()
     assert store.untold() == [] and store.owed() == []
+    assert cards == [(conversation.id, "call-1", True)]
 
 
 def _open_chat_with_the_call(runtime: Runtime, tmp_path: Path, workspace: Path,
