@@ -20,6 +20,7 @@ import fnmatch
 import functools
 import os
 import shlex
+import stat
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -80,6 +81,7 @@ from echo_desk.agent.permissions.model import (
 from echo_desk.agent.permissions.options import read_options
 from echo_desk.agent.permissions.programs import Reading
 from echo_desk.agent.permissions.reading import Flag
+from echo_desk.agent.permissions.removed_folders import removed_folders
 from echo_desk.agent.permissions.repository_tops import repository_tops
 from echo_desk.agent.permissions.shell import (
     INERT_ASSIGNMENTS,
@@ -733,6 +735,8 @@ class _Judge:
             return False
         if any(self._below_refused(folder) for folder in reading.written_below if folder is not None):
             return False
+        if any(self._removal_refused(folder, values) for folder in removed_folders(values, reading)):
+            return False
         if any(self._below_refused(top, repository_aside=True) for top in self._worktree_tops(values)):
             return False
         links = [p for folder in reading.written_below if folder is not None for p in self._links_below(folder)]
@@ -833,6 +837,18 @@ class _Judge:
         return any(reaches_below(c, place, self.where, repository_aside=repository_aside) for c in refusing
                    for place in places) or any(place == p or place in p.parents
                                                for place in places for p in self.where.protected)
+
+    def _removal_refused(self, folder: str | None, values: tuple[str | None, ...]) -> bool:
+        """Whether a deny or ask write rule may match a file below a folder the command removes
+        or moves away whole (``removed_folders``: ``rm -r out/d`` beside ``@workspace/**/*.env``
+        denied). A path that is a plain file now, which no other command of the line changes,
+        holds nothing below it: ``mv a.txt b.txt`` is judged by its words alone."""
+        places = self._places(folder)
+        if places is None:
+            return True
+        if all(_plain_file(p) and not self.changes.touches(p, values) for p in places):
+            return False
+        return self._below_refused(folder)
 
     def _places(self, folder: str | None) -> list[Path] | None:
         """Where a folder word of the command leads, from each folder the line may run in: the
@@ -1702,6 +1718,14 @@ def _narrow_pattern(program: str, values: tuple[str | None, ...]) -> str:
 #: Names standing for anything a program may write below a folder (``tar -x``): a file in it,
 #: and one in a folder below it.
 _ANY_BELOW = ("any-file", "any-folder/any-file")
+
+
+def _plain_file(path: Path) -> bool:
+    """Whether ``path`` is a regular file now (not a folder, not a link to one)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _written_paths(reading: Reading) -> list[str | None]:
