@@ -167,6 +167,9 @@ HELD_OUT_BELIEF = [
 #: file change); run once before and once after, never tuned on. In each language: three
 #: questions about named files in natural phrasing (what a function is for, how something works,
 #: whether a script changes things) and two requests that change or run.
+#: Run once before, with the step as it was: 27 of 30 (two questions stated as a command, a rename
+#: as an edit). Neither change was kept (each was worse on the tuning requests), so it was not
+#: run after: it is still unseen by any change to the step.
 HELD_OUT_AFTER = [
     ("en", "question", "Can you tell me what the clear_cache function in helpers.py is for?"),
     ("en", "question", "When does autosave.js write to disk?"),
