@@ -13,7 +13,8 @@ from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
 
 from echo_desk.store.left_at_quit import LeftAtQuitStore
 from echo_desk.tools.planted import Change, Planted
-from echo_desk.ui.app.left_at_quit_notice import LEAST_WIDTH_CHARS, LeftAtQuitNotice, left_at_quit_box
+from echo_desk.ui.app.left_at_quit_notice import LeftAtQuitNotice, left_at_quit_box
+from echo_desk.ui.app.start_notice_box import LEAST_WIDTH_CHARS
 from echo_desk.ui.core import i18n_qt
 
 CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from echo_desk.i18n import _
+from echo_desk.ui.app.start_notice_box import start_notice_box
 from echo_desk.ui.chat.card_parse import planted_of
 from echo_desk.ui.chat.left_at_quit_text import advice, server_lines
 from echo_desk.ui.core.marshal import BackgroundOp
@@ -25,30 +24,11 @@ def notice_text(records: list[LeftAtQuit]) -> str:
     return "\n\n".join(blocks)
 
 
-#: The notice is at least this many average characters wide: Qt sizes a message box to its
-#: longest unbreakable word, and Chinese breaks between any two characters (a tall narrow column).
-LEAST_WIDTH_CHARS = 80
-
-
-def _hold_width(box: QMessageBox) -> None:
-    """Keep both texts at ``LEAST_WIDTH_CHARS`` (never over three quarters of the screen)."""
-    screen = box.screen() or QGuiApplication.primaryScreen()
-    widest = screen.availableGeometry().width() * 3 // 4 if screen is not None else 10_000
-    for name in ("qt_msgbox_label", "qt_msgbox_informativelabel"):  # Qt's names for the two texts
-        if (label := box.findChild(QLabel, name)) is not None:
-            label.setMinimumWidth(min(LEAST_WIDTH_CHARS * label.fontMetrics().averageCharWidth(), widest))
-
-
 def left_at_quit_box(records: list[LeftAtQuit], parent: QWidget | None) -> QMessageBox:
-    box = QMessageBox(QMessageBox.Icon.Warning, _("Put aside when Echo Desk last quit"),
-                      _("Files that would run code later, outside the sandbox, were taken out of your folders."),
-                      QMessageBox.StandardButton.Ok, parent)
-    box.setTextFormat(Qt.TextFormat.PlainText)
-    box.setInformativeText(f"{notice_text(records)}\n\n{advice()}")
-    _hold_width(box)
-    box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)  # the paths can be copied
-    box.setWindowModality(Qt.WindowModality.NonModal)  # the window behind stays usable
-    return box
+    return start_notice_box(
+        _("Put aside when Echo Desk last quit"),
+        _("Files that would run code later, outside the sandbox, were taken out of your folders."),
+        f"{notice_text(records)}\n\n{advice()}", parent)
 
 
 class LeftAtQuitNotice:
