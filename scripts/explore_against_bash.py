@@ -274,6 +274,8 @@ def _fresh_box(box: Path) -> tuple[Path, Path]:
     """``box`` made anew for one line: the workspace and the home in it, nothing a line before
     left, and a file in the home and one beside the workspace for lines that change or delete
     what is outside."""
+    from tests.agent.permissions.bash_trace import NOBODY
+
     if box.exists():
         shutil.rmtree(box)
     workspace, home = box / "ws", box / "home"
@@ -281,6 +283,12 @@ def _fresh_box(box: Path) -> tuple[Path, Path]:
         folder.mkdir(parents=True)
     (home / ".bashrc").write_text("# home\n", encoding="utf-8")
     (box / "keep.txt").write_text("keep\n", encoding="utf-8")
+    if os.geteuid() == 0:
+        # The lines run as nobody (see run_traced): the box is theirs, the folder above it
+        # only passed through.
+        box.parent.chmod(0o711)
+        for path in (box, *box.rglob("*")):
+            os.chown(path, NOBODY, NOBODY)
     return workspace, home
 
 
@@ -288,7 +296,7 @@ def _explore(seed: int, count: int, shell: str, *, write_heavy: bool, keep_going
     from echo_desk.agent.permissions import Effect, PermissionEngine
     from echo_desk.agent.permissions.floor import Where
     from echo_desk.store.grants import GrantStore
-    from tests.agent.permissions.bash_trace import RULES, SHELLS, run_traced, strace_problem, unexpected
+    from tests.agent.permissions.bash_trace import NOBODY, RULES, SHELLS, run_traced, strace_problem, unexpected
     from tests.agent.permissions.written_files import not_allowed
 
     rng = random.Random(seed)
@@ -316,7 +324,7 @@ def _explore(seed: int, count: int, shell: str, *, write_heavy: bool, keep_going
                     continue
                 allowed += 1
                 _fresh_box(box)
-                trace = run_traced(line, workspace, home=home, shell=shell, timeout=LINE_TIME)
+                trace = run_traced(line, workspace, home=home, shell=shell, timeout=LINE_TIME, user=NOBODY)
                 ran = unexpected(line, trace.programs, where, SHELLS[shell])
                 wrote = not_allowed(trace.written, workspace)
                 writing += bool(not_allowed(trace.written, Path("/nowhere")))

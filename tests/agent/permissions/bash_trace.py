@@ -64,9 +64,17 @@ class Trace:
     written: list[str]
 
 
-def run_traced(line: str, scratch: Path, *, home: Path, timeout: float = 30, shell: str = "bash") -> Trace:
+#: The account random lines run as when the tests run as root (``run_traced(user=…)``).
+NOBODY = 65534
+
+
+def run_traced(line: str, scratch: Path, *, home: Path, timeout: float = 30, shell: str = "bash",
+               user: int | None = None) -> Trace:
     """Run ``line`` under ``shell`` (bash or dash) in ``scratch`` (emptied first, then given
-    ``a.txt`` and ``a.tar``) with ``$HOME`` at ``home``, and trace what it executed and wrote."""
+    ``a.txt`` and ``a.tar``) with ``$HOME`` at ``home``, and trace what it executed and wrote.
+    ``user``: the account (and group of the same number) to run it as, when run as root, so a
+    line the engine got wrong cannot change the machine's own files (`rm -f /dev/null`, s303);
+    ``scratch`` and ``home`` are then that account's."""
     found, strace = shutil.which(shell), shutil.which("strace")
     assert shell in SHELLS and found is not None and strace is not None
     options = ["--noprofile", "--norc"] if shell == "bash" else []
@@ -77,10 +85,14 @@ def run_traced(line: str, scratch: Path, *, home: Path, timeout: float = 30, she
             child.unlink()
     (scratch / "a.txt").write_text("a\n")
     subprocess.run(["tar", "-cf", "a.tar", "a.txt"], cwd=scratch, check=True)
+    as_user = user if user is not None and os.geteuid() == 0 else None
     # The log lies outside the folder above the scratch folder, where a line may write.
     handle, log_name = tempfile.mkstemp(prefix="bash-trace-", suffix=".log")
     os.close(handle)
     log = Path(log_name)
+    if as_user is not None:
+        for owned in (log, scratch / "a.txt", scratch / "a.tar"):
+            os.chown(owned, as_user, as_user)
     # -y names each descriptor's file, the folder of AT_FDCWD included: relative paths resolve;
     # processes made and folders entered are traced for the calls that name no descriptor.
     calls = ",".join(("execve", *WRITE_CALLS, *FOLDER_CALLS))
@@ -90,6 +102,7 @@ def run_traced(line: str, scratch: Path, *, home: Path, timeout: float = 30, she
         with subprocess.Popen([strace, "-f", "-qq", "-y", "-e", f"trace={calls}", "-o", str(log), found, *options,
                                "-c", line], cwd=scratch, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, start_new_session=True, preexec_fn=_small_files,
+                              user=as_user, group=as_user, extra_groups=[] if as_user is not None else None,
                               env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "LANG": "C"}) as run:
             try:
                 run.wait(timeout)

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 
@@ -23,7 +24,7 @@ import pytest
 from echo_desk.agent.permissions import Effect
 from echo_desk.agent.permissions.floor import Where
 
-from .bash_trace import RULES, executions, run_traced, strace_problem, unexpected
+from .bash_trace import NOBODY, RULES, executions, run_traced, strace_problem, unexpected
 from .conftest import Setup
 from .written_files import files_written, not_allowed
 
@@ -143,3 +144,62 @@ def test_the_write_check_sees_a_line_write_outside_the_workspace(tmp_path: Path)
     trace = run_traced("echo x > in.txt; time -p cd ..; touch w.txt; echo x > ~/h.txt", workspace, home=home)
     assert trace.programs == ["touch"]
     assert not_allowed(trace.written, workspace) == [str(tmp_path / "w.txt"), str(home / "h.txt")]
+
+
+def test_the_write_check_follows_each_process_into_the_folder_it_entered() -> None:
+    """A call that names no descriptor (``mkdir("p")``) resolves in the folder its process is in:
+    the one its ``chdir``/``fchdir`` entered, or, for a process that shows none, the folder its
+    parent was in when it made it (``clone``, ``vfork``), even when the child writes before
+    strace prints the parent's clone returning."""
+    log = ('7 openat(AT_FDCWD</top/ws>, "/etc/ld.so.cache", O_RDONLY|O_CLOEXEC) = 3</etc/ld.so.cache>\n'
+           '7 chdir("..") = 0\n'
+           '7 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD <unfinished ...>\n'
+           '8 mkdir("p", 0777) = 0\n'
+           '7 <... clone resumed>, child_tidptr=0x7f) = 8\n'
+           '8 vfork() = 9\n'
+           '9 mkdir("q", 0777) = 0\n'
+           '8 fchdir(3</top/ws/d>) = 0\n'
+           '8 mkdir("r", 0777) = 0\n'
+           '9 chdir("nowhere") = -1 ENOENT (No such file or directory)\n'
+           '9 unlink("s") = 0\n'
+           '7 clone3({flags=CLONE_VM|CLONE_VFORK, exit_signal=SIGCHLD, stack=0x7f, stack_size=0x9000}, 88) = 10\n'
+           '10 mkdir("t", 0777) = 0\n')
+    assert files_written(log, Path("/start")) == ["/top/p", "/top/q", "/top/ws/d/r", "/top/s", "/top/t"]
+
+
+def test_the_write_check_sees_mkdir_make_folders_above_from_where_it_went(tmp_path: Path) -> None:
+    """``mkdir -p ../n/x`` enters the folder above and makes each folder there with a bare
+    ``mkdir("n")`` after a ``chdir``/``fchdir``: no descriptor in the call says where it is."""
+    why = strace_problem(tmp_path)
+    if why is not None:
+        pytest.skip(why)
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    home.mkdir()
+    trace = run_traced("mkdir -p ../n/x", workspace, home=home)
+    assert (tmp_path / "n" / "x").is_dir()
+    assert not_allowed(trace.written, workspace) == [str(tmp_path / "n"), str(tmp_path / "n" / "x")]
+
+
+def test_random_lines_run_as_nobody_when_the_tests_run_as_root(tmp_path: Path) -> None:
+    """Run as root, a random line the engine got wrong could change the machine's own files
+    (`rm -f /dev/null` did, s303): the exploration runs its lines as nobody."""
+    why = strace_problem(tmp_path)
+    if why is not None:
+        pytest.skip(why)
+    if os.geteuid() != 0:
+        pytest.skip("only root can run a line as another account")
+    box = Path(tempfile.mkdtemp(prefix="s303-nobody-"))
+    try:
+        box.chmod(0o711)
+        workspace, home = box / "ws", box / "home"
+        for folder in (workspace, home):
+            folder.mkdir()
+            os.chown(folder, NOBODY, NOBODY)
+        trace = run_traced("id -u > uid.txt; echo x > a.txt; touch /w.txt", workspace, home=home, user=NOBODY)
+        assert (workspace / "uid.txt").read_text() == f"{NOBODY}\n"
+        assert (workspace / "a.txt").read_text() == "x\n"  # the line's own files are its account's
+        assert not Path("/w.txt").exists()
+        assert trace.written == [str(workspace / "uid.txt"), str(workspace / "a.txt")]
+    finally:
+        shutil.rmtree(box)
