@@ -94,6 +94,11 @@ from echo_desk.sandbox.shell import Grammar, command_shell
 
 #: Redirection targets that are never files anyone cares about.
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+#: Programs that write a path only by opening it and writing into it, as a redirection does: one
+#: of ``HARMLESS_TARGETS`` is as harmless to them. Any other program writing one may remove,
+#: rename, replace it, or change its mode or owner (`rm -f /dev/null`, `mv x /dev/stdout`,
+#: `chmod 600 /dev/null`: strace, coreutils 9.1, s303): the write rules judge it as any path.
+CONTENT_WRITERS = frozenset({"tee", "dd", "touch", "truncate", "sed", "sort", "tar", "find"})
 #: Devices a redirection may read from without a rule (bash opens /dev/tcp/HOST/PORT itself).
 READABLE_DEVICES = frozenset({"/dev/null", "/dev/zero", "/dev/stdin", "/dev/urandom", "/dev/random"})
 #: Wrappers inside wrappers (``env bash -c 'sudo …'``): deeper is never allowed, and asks.
@@ -1262,7 +1267,7 @@ class _Judge:
         """What the rules say of the redirection (or of the command ``own`` writing a path,
         judged as one)."""
         value = redirect.target.value
-        if value in HARMLESS_TARGETS:
+        if value in HARMLESS_TARGETS and (own is None or (programs.base(own[0]) if own else None) in CONTENT_WRITERS):
             return Effect.ALLOW, Provenance(kind=Decider.DEFAULT, detail="harmless target")
         family = self.rules.write if redirect.write else self.rules.read
         if value is None:
