@@ -296,7 +296,14 @@ def _explore(seed: int, count: int, shell: str, *, write_heavy: bool, keep_going
     from echo_desk.agent.permissions import Effect, PermissionEngine
     from echo_desk.agent.permissions.floor import Where
     from echo_desk.store.grants import GrantStore
-    from tests.agent.permissions.bash_trace import NOBODY, RULES, SHELLS, run_traced, strace_problem, unexpected
+    from tests.agent.permissions.bash_trace import (
+        NOBODY,
+        RULES,
+        SHELLS,
+        run_traced,
+        strace_problem,
+        unexpected,
+    )
     from tests.agent.permissions.written_files import not_allowed
 
     rng = random.Random(seed)

@@ -15,8 +15,8 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -71,20 +71,23 @@ def test_what_bash_runs_is_what_the_engine_collected_or_the_line_is_not_allowed(
     assert allowed_lines >= 40, allowed_lines
 
 
-@pytest.mark.parametrize(("shell", "fewest_allowed", "fewest_writing"), [("bash", 150, 35), ("dash", 100, 20)])
-def test_random_nested_lines_run_only_what_the_engine_saw_and_allowed(tmp_path: Path, shell: str,
+@pytest.mark.parametrize(("shell", "mode", "fewest_allowed", "fewest_writing"),
+                         [("bash", (), 150, 35), ("dash", (), 100, 20), ("bash", ("--write-heavy",), 250, 65),
+                          ("dash", ("--write-heavy",), 190, 50)])
+def test_random_nested_lines_run_only_what_the_engine_saw_and_allowed(tmp_path: Path, shell: str, mode: tuple[str, ...],
                                                                       fewest_allowed: int, fewest_writing: int) -> None:
     """A fixed seed of the random exploration (constructs nested up to four deep, programs spelled
-    in many ways, files written in and out of the workspace): every line the engine allows runs
-    under strace and must run nothing else and write nowhere else. Under dash the engine judges
-    as run_command does where bash is missing (it then runs ``/bin/sh``)."""
+    in many ways, files written in and out of the workspace; in the write-heavy mode most of them
+    write): every line the engine allows runs under strace and must run nothing else and write
+    nowhere else. Under dash the engine judges as run_command does where bash is missing (it then
+    runs ``/bin/sh``)."""
     why = strace_problem(tmp_path)
     if why is not None:
         pytest.skip(why)
     if shutil.which(shell) is None:
         pytest.skip(f"{shell} is not installed")
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "explore_against_bash.py"), "--seed", "1",
-                           "--count", "1500", "--shell", shell], capture_output=True, text=True, timeout=600,
+                           "--count", "1500", "--shell", shell, *mode], capture_output=True, text=True, timeout=600,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     summary = re.fullmatch(r"(\d+) of 1500 lines allowed and run \((\d+) wrote files\); 0 ran .*",
