@@ -94,6 +94,15 @@ WRITES = [
     "mkdir d; cd d; ln -s ../.. u; cd u; touch w.txt", "mkdir -p d/e; cd d/e; cd ../../..; touch w.txt",
     "cd {d}/. && mkdir -p n", "pushd {d}; mkdir n", "cd {d} && mv ~+/a.txt . 2>/dev/null; {p}",
     "CDPATH={d} cd out; touch w.txt", "cd -L {d}; ln -s a.txt l", "cd {d}; cp -r ~- c 2>/dev/null",
+    "ln -s {d} up; cd -P up/..; touch w.txt", "set -P; ln -s {d} up; cd up/..; touch w.txt", "CDPATH={d} cd .ssh; touch w",
+    "cd {d}; cd -; cd -; touch w.txt", "cd ~-; touch w.txt", "mkdir -p out; pushd out; pushd {d}; popd; touch w.txt",
+    "pushd {d}; pushd +1; touch w.txt", "mkdir -p out/x; pushd out; pushd x; popd; popd; {p} > w.txt",
+    "mkdir -p out; cd out; cd ~+/..; touch w.txt", "cd out 2>/dev/null && cd -; touch w.txt",
+    # Names the program builds from a word: a suffix, a backup, a transformed member, parents kept.
+    "mkdir outaa; split --additional-suffix=/../../w.txt a.txt out", "split -l 1 a.txt {d}/x", "sed -n 'W {f}' a.txt",
+    "cp --parents a.txt {d}", "cp -b -S /../x a.txt b.txt", "ln -sr a.txt {f}", "sort --output={f} a.txt",
+    "tar -xPf a.tar --transform 's,^,{d}/,'", "find . -name a.txt -execdir cp {{}} {d}/ \\;", "mv -b a.txt {f}",
+    "xargs -a a.txt -I{{}} mv {{}} {d}", "cp -s a.txt {f}", "install -b -S .x a.txt {f}", "mkdir -p {d}/x/../y",
     # Writes the engine never allows: exec opening descriptors, a process substitution written to.
     "exec 3>{f}; echo x >&3", "exec 5<>{f}; {p} >&5", "echo x > >(tee {f})", "{p} | tee >(cat > {f})",
 ]
