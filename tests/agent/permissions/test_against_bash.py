@@ -10,6 +10,7 @@ reason, only where strace cannot trace here (ptrace not permitted).
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import os
 import re
@@ -206,3 +207,21 @@ def test_random_lines_run_as_nobody_when_the_tests_run_as_root(tmp_path: Path) -
         assert trace.written == [str(workspace / "uid.txt"), str(workspace / "a.txt")]
     finally:
         shutil.rmtree(box)
+
+
+def test_each_random_line_starts_in_a_fresh_box(tmp_path: Path) -> None:
+    """What a line left in the workspace, the home or the folder above is gone before the next
+    line runs (`touch ~/w.txt` then `cat ~/w.txt` would see it), and the files a line may change
+    outside are there again."""
+    spec = importlib.util.spec_from_file_location("explore_under_test", ROOT / "scripts" / "explore_against_bash.py")
+    assert spec is not None and spec.loader is not None
+    explore = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(explore)
+    box = tmp_path / "box"
+    workspace, home = explore._fresh_box(box)
+    for left in (workspace / "w.txt", home / "w.txt", box / "w.txt", home / ".ssh" / "w"):
+        left.write_text("left\n")
+    (box / "keep.txt").unlink()
+    workspace, home = explore._fresh_box(box)
+    assert sorted(str(p.relative_to(box)) for p in box.rglob("*")) == [
+        "home", "home/.bashrc", "home/.ssh", "keep.txt", "ws"]
