@@ -28,6 +28,7 @@ from echo_desk.store import paths
 from echo_desk.store.audit import AuditLog, server_left
 from echo_desk.store.grants import GRANTS_FILE, GrantStore
 from echo_desk.store.left_at_quit import LEFT_AT_QUIT_FILE, LeftAtQuitStore
+from echo_desk.store.owed_checks import OWED_CHECKS_FILE, OwedChecksStore
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools.base import Tool
 from echo_desk.tools.host import ToolHost
@@ -35,6 +36,7 @@ from echo_desk.tools.host import ToolHost
 if TYPE_CHECKING:
     from echo_desk.mcp.manager import McpManager
     from echo_desk.mcp.untold import Untold
+    from echo_desk.store.conversations import ConversationStore
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +59,8 @@ class Runtime:
     reverter: Reverter | None = None
     #: What sandboxed servers left that was put aside as the MCP servers closed, until told.
     left_at_quit: LeftAtQuitStore | None = None
+    #: Each sandboxed command's check, kept as owed until made (``store.owed_checks``).
+    owed_checks: OwedChecksStore | None = None
 
     @classmethod
     def create(
@@ -71,8 +75,9 @@ class Runtime:
         settings = settings_store or SettingsStore.in_dir(paths.config_dir())
         registry = ToolRegistry()
         problems: list[RegistrationResult] = []
+        owed_checks = OwedChecksStore((data_dir or paths.data_dir()) / OWED_CHECKS_FILE)
         if with_builtins:
-            for tool in _builtin_tools(settings):
+            for tool in _builtin_tools(settings, owed_checks):
                 problems.append(registry.register(tool, source="builtin"))
         if with_plugins:
             problems.extend(registry.load_plugins())
@@ -97,6 +102,7 @@ class Runtime:
             undo=undo,
             reverter=reverter,
             left_at_quit=LeftAtQuitStore((data_dir or paths.data_dir()) / LEFT_AT_QUIT_FILE),
+            owed_checks=owed_checks,
         )
         if with_builtins:
             # Listed everywhere (CLI and app see the same catalog); it starts sub-agents only
@@ -174,6 +180,16 @@ class Runtime:
         keep_untold(self.left_at_quit, untold, shown_here=shown_here, audit=self.audit)
         return untold
 
+    def make_owed_checks(self, conversations: ConversationStore | None = None) -> int:
+        """Make the checks of sandboxed commands that an earlier process owed (killed, or quit
+        before a late check ended): recorded, and their saved messages brought up to date; the
+        person is told from ``owed_checks.untold()``. How many were made."""
+        from echo_desk.agent.owed_checks import make_owed_checks
+
+        if self.owed_checks is None:
+            return 0
+        return make_owed_checks(self.owed_checks, self.audit, conversations)
+
     async def aclose(self) -> None:
         await self.close_mcp()
         self.close()
@@ -216,12 +232,12 @@ def _permission_engine(settings: SettingsStore, data_dir: Path, registry: ToolRe
                             tools=registered_grammar(registry.get))
 
 
-def _builtin_tools(settings: SettingsStore) -> list[Tool]:
+def _builtin_tools(settings: SettingsStore, owed: OwedChecksStore) -> list[Tool]:
     from echo_desk.builtins import builtin_tools
     from echo_desk.builtins.database import database_tools
 
     # The database tools read the connection list from the settings on every use.
-    return [*builtin_tools(lambda: settings.current), *database_tools(settings)]
+    return [*builtin_tools(lambda: settings.current, owed), *database_tools(settings)]
 
 
 def record_server_left(audit: AuditLog, left: Untold) -> None:

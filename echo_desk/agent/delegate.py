@@ -9,7 +9,10 @@ approvals go to the same person, labelled with its goal. Its progress streams in
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from functools import partial
 from typing import Any
 
 from echo_desk.agent.dispatcher import Dispatcher
@@ -43,6 +46,7 @@ from echo_desk.tools import (
     ToolResult,
     ToolRole,
 )
+from echo_desk.tools.planted import CheckedLater
 
 SUBAGENT_PROMPT = (
     "You are a sub-agent of Echo Desk working on one task for another agent. Use only the tools "
@@ -150,14 +154,25 @@ class DelegateTool(Tool):
                                        seconds=f"{grants.time_limit_seconds:.0f}"), kind=ErrorKind.TIMEOUT) from None
         finally:
             await model.aclose()
+        transcript, later_check = listener.returned()
         metadata = {"scope_id": child.id, "scope_chain": list(child.chain), "grants": grants.describe(),
-                    "transcript": listener.transcript}
+                    "transcript": transcript}
         if not outcome.completed:
             return ToolResult(success=False, output=outcome.final_text,
                               error=for_person(f"sub-agent {in_english(outcome.error)}", N_("The sub-agent stopped: {error}"),
                                                error=outcome.error),
-                              error_kind=ErrorKind.BUSINESS, metadata=metadata)
-        return ToolResult.ok(outcome.final_text, metadata=metadata)
+                              error_kind=ErrorKind.BUSINESS, metadata=metadata, later_check=later_check)
+        return ToolResult.ok(outcome.final_text, metadata=metadata, later_check=later_check)
+
+
+def _result_entry(call_id: str, envelope: Envelope) -> dict[str, Any]:
+    """A result in the transcript, stored as a conversation keeps it (the card shows the error in
+    the language of the moment), with the sandbox's facts its nested card shows."""
+    entry: dict[str, Any] = {"result": call_id, "envelope": envelope.to_stored_json()}
+    sandbox = envelope.metadata.get("sandbox")
+    if isinstance(sandbox, dict):
+        entry["sandbox"] = sandbox
+    return entry
 
 
 def no_model() -> ChatModel:
@@ -182,11 +197,27 @@ class DelegationServices:
 
 
 class _CardListener(NullListener):
-    """Streams the sub-agent's progress into the parent's ``delegate`` card."""
+    """Streams the sub-agent's progress into the parent's ``delegate`` card, and keeps its
+    transcript, each call's result as its last check left it: a command whose sandbox still ran
+    when its result went is checked when it ends (``Envelope.later_check``), maybe after the
+    sub-agent returned; the ``delegate`` result then brings the parent's card (and the stored
+    message) up to date through its own ``later_check``."""
 
     def __init__(self, ctx: ToolExecutionContext) -> None:
         self.ctx = ctx
         self.transcript: list[dict[str, Any]] = []
+        # The checks end on any thread (the sandbox's own).
+        self._lock = threading.Lock()
+        self._unchecked: set[str] = set()
+        self._returned: Future[CheckedLater] | None = None
+
+    def returned(self) -> tuple[list[dict[str, Any]], Future[CheckedLater] | None]:
+        """The transcript as the sub-agent returns, and, while a call's check is still to come,
+        the future of the transcript once every such check has ended (for the parent's card)."""
+        with self._lock:
+            if self._unchecked:
+                self._returned = Future()
+            return list(self.transcript), self._returned
 
     def on_text(self, delta: str) -> None:
         self.ctx.emit(delta)
@@ -198,8 +229,25 @@ class _CardListener(NullListener):
     def on_tool_result(self, call_id: str, envelope: Envelope) -> None:
         mark = "✓" if envelope.ok else f"✗ {envelope.error_kind.value if envelope.error_kind else ''}"
         self.ctx.emit(f"  {mark} {envelope.tool}\n")
-        # Stored as a conversation keeps it: the card shows the error in the language of the moment.
-        self.transcript.append({"result": call_id, "envelope": envelope.to_stored_json()})
+        with self._lock:
+            self.transcript.append(_result_entry(call_id, envelope))
+            if envelope.later_check is not None:
+                self._unchecked.add(call_id)
+        if envelope.later_check is not None:
+            envelope.later_check.add_done_callback(partial(self._checked, call_id, envelope))
+
+    def _checked(self, call_id: str, envelope: Envelope, later: Future[CheckedLater]) -> None:
+        """A call's later check ended: its entry says what it found (a check that failed or was
+        cancelled leaves it as it was, as the call's own card)."""
+        with self._lock:
+            if not later.cancelled() and later.exception() is None:
+                entry = _result_entry(call_id, envelope.checked(later.result()))
+                self.transcript = [entry if e.get("result") == call_id else e for e in self.transcript]
+            self._unchecked.discard(call_id)
+            told = self._returned if not self._unchecked else None
+            transcript = list(self.transcript)
+        if told is not None and not told.done():
+            told.set_result(CheckedLater((), "", {"transcript": transcript}))
 
     def on_message(self, message: ChatMessage) -> None:
         if message.role == "assistant" and message.content:

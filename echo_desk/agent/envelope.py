@@ -104,8 +104,8 @@ class Envelope:
     def checked(self, later: CheckedLater) -> Envelope:
         """This envelope once the later check of its sandbox (``later_check``) found ``later``:
         its card shows the plants as for a check made at once (``checked_late`` says when)."""
-        sandbox = self.metadata.get("sandbox")
-        metadata = self.metadata
+        metadata = self.metadata if later.metadata is None else {**self.metadata, **later.metadata}
+        sandbox = metadata.get("sandbox")
         if isinstance(sandbox, dict):
             metadata = {**metadata, "sandbox": {**sandbox, "planted": [p.to_json() for p in later.planted],
                                                 "checked_later": False, "checked_late": True}}

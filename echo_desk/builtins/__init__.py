@@ -17,6 +17,7 @@ from echo_desk.builtins.interaction import AskUser, UpdateTodos
 from echo_desk.builtins.search.search_files import SearchFiles
 from echo_desk.builtins.shell.run_command import RunCommand
 from echo_desk.builtins.web.fetch_url import FetchUrl
+from echo_desk.store.owed_checks import OwedChecksStore
 from echo_desk.store.settings import Settings
 from echo_desk.tools import Tool
 
@@ -39,11 +40,13 @@ BUILTIN_CLASSES: tuple[type[Tool], ...] = (
 )
 
 
-def builtin_tools(settings: Callable[[], Settings] | None = None) -> list[Tool]:
+def builtin_tools(settings: Callable[[], Settings] | None = None, owed: OwedChecksStore | None = None) -> list[Tool]:
     """A fresh instance of every built-in tool, in catalog order. ``run_command`` reads its
-    sandbox settings from ``settings`` (default: the defaults), the file tools the person's own
-    protected paths (Settings › Sandbox)."""
-    return [cls(settings) if issubclass(cls, (RunCommand, KnowsProtectedPaths)) else cls()
+    sandbox settings from ``settings`` (default: the defaults) and keeps each sandboxed command's
+    check in ``owed`` until it was made; the file tools read the person's own protected paths
+    (Settings › Sandbox)."""
+    return [RunCommand(settings, owed) if cls is RunCommand
+            else cls(settings) if issubclass(cls, KnowsProtectedPaths) else cls()
             for cls in BUILTIN_CLASSES]
 
 

@@ -612,9 +612,17 @@ class McpManager:
         if srv is None or srv.conn is not conn:
             return
         self._lost(name, conn, reason)
-        task = self._loop.create_task(conn.close())
+        task = self._loop.create_task(self._close_lost(name, srv, conn))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+
+    async def _close_lost(self, name: str, srv: ServerRecord, conn: ServerConnection) -> None:
+        """Close a connection a call found lost. Its end is checked in ``close`` (the runner no
+        longer does once it closes), after ``_lost`` ran: what that check finds is recorded now,
+        as the loss's, not when the next call or the quit takes it (a call that stopped waiting
+        for the check, or none after it)."""
+        await conn.close()
+        self._left_at_end(name, srv, conn.take_left())
 
     def _on_settings(self, settings: Settings) -> None:
         """On any thread: a sandboxed server started before the person hid a path (or protected

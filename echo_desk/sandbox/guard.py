@@ -120,6 +120,14 @@ class Guard:
         return cls(inventory, home=home, extra=extra, writable=writable, frozen=frozen, put_aside=put_aside,
                    max_folders=max_folders, environs=environs)
 
+    def __getstate__(self) -> dict[str, object]:
+        # Kept for a check owed across a restart (``sandbox.owed``): the environments as plain
+        # values (``os.environ`` is this process's live mapping).
+        state = self.__dict__.copy()
+        if self._environs is not None:
+            state["_environs"] = tuple(dict(e) for e in self._environs)
+        return state
+
     def _parts(self, path: str) -> Parts:
         # String slicing, not Path.relative_to: this runs for every watched path twice a command.
         return tuple(path[len(self._prefix):].split("/")) if path != self._base else ()

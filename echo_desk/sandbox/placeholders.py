@@ -120,6 +120,16 @@ def release(placeholders: tuple[Placeholder, ...] | list[Placeholder]) -> None:
                 os.close(held)
 
 
+def remove_left(placeholders: tuple[Placeholder, ...] | list[Placeholder]) -> None:
+    """Placeholders an earlier Echo Desk process made and could not remove (it was killed): each
+    still empty that no command of this process uses is removed (at its own path: the descriptor
+    that followed it through a rename died with that process)."""
+    with _lock:
+        for p in placeholders:
+            if p.path not in _users:
+                _remove_if_empty(p, p.path)
+
+
 def _where(held: int) -> Path | None:
     """Where the placeholder held open is now (``None``: removed, or out of this process's view)."""
     try:

@@ -101,6 +101,12 @@ class Event(enum.StrEnum):
     #: its end put aside as it stopped while Echo Desk ran, or as Echo Desk quit (``planted``, full
     #: paths; ``arguments["folder"]``). Each entry is in one row: a later call's row leaves it out.
     SERVER_LEFT = "server_left"
+    #: A sandboxed command's check that Echo Desk owed when it was killed or quit (before the
+    #: command ended, or before a late check did), made at its next start (``store.owed_checks``):
+    #: ``call_id``/``tool`` the call's, ``planted`` what was put aside or back, ``arguments``: the
+    #: ``workspace`` and when the command ``started``; ``ok`` false (``error``) when the check
+    #: could not be made.
+    CHECKED_AFTER_RESTART = "checked_after_restart"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -322,6 +328,17 @@ def server_left(server: str, source: str, folder: str, planted: Sequence[Planted
     return AuditRecord(at=at, conversation_id="", scope_chain=(), call_id="", tool=server, source=source,
                        arguments={"folder": folder}, decision="", provenance="", ok=True, error_kind=None, error="",
                        duration_ms=0.0, event=Event.SERVER_LEFT, planted=tuple(planted), planted_in=folder)
+
+
+def checked_after_restart(*, conversation_id: str, call_id: str, tool: str, workspace: str, started: float,
+                          planted: Sequence[Planted], error: str, at: float) -> AuditRecord:
+    """The record of a command's check made at a start (``at``), which the process that ran the
+    command (from ``started``) owed; ``error``: why it could not be made."""
+    return AuditRecord(at=at, conversation_id=conversation_id, scope_chain=(), call_id=call_id, tool=tool,
+                       source="builtin", arguments={"workspace": workspace, "started": started}, decision="",
+                       provenance="",
+                       ok=not error, error_kind="check_failed" if error else None, error=error, duration_ms=0.0,
+                       event=Event.CHECKED_AFTER_RESTART, planted=tuple(planted), planted_in=workspace)
 
 
 class AuditLog:

@@ -253,6 +253,18 @@ class ConversationStore:
                                         " AND role = 'tool'", (_stored_envelope(envelope), conversation_id, node))
         return cursor.rowcount > 0
 
+    def tool_envelope(self, conversation_id: str, call_id: str) -> tuple[str, dict[str, Any]] | None:
+        """The saved tool message of call ``call_id``: its node and its envelope as stored (the
+        newest, should a call have been saved twice); ``None`` when none was saved."""
+        with self._lock:
+            row = self._conn.execute("SELECT node, envelope FROM messages WHERE conversation_id = ? AND"
+                                     " tool_call_id = ? AND role = 'tool' ORDER BY id DESC LIMIT 1",
+                                     (conversation_id, call_id)).fetchone()
+        if row is None:
+            return None
+        value = _safe_json(row[1]) if row[1] else {}
+        return row[0], value
+
     def tree(self, conversation_id: str) -> MessageTree:
         """Every message of the conversation (all branches) as a tree."""
         with self._lock:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import enum
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 
 class Change(enum.StrEnum):
@@ -91,3 +92,6 @@ class CheckedLater(NamedTuple):
 
     planted: tuple[Planted, ...]
     planted_in: str = ""
+    #: Keys of the result's metadata as the checks left them, put over its own (a sub-agent's
+    #: ``transcript``, whose calls' sandboxes were checked after it returned); ``None``: none change.
+    metadata: Mapping[str, Any] | None = None

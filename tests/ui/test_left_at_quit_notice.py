@@ -8,11 +8,13 @@ import re
 import time
 from pathlib import Path
 
-from PySide6.QtWidgets import QMessageBox, QWidget
+import pytest
+from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
 
 from echo_desk.store.left_at_quit import LeftAtQuitStore
 from echo_desk.tools.planted import Change, Planted
 from echo_desk.ui.app.left_at_quit_notice import LeftAtQuitNotice, left_at_quit_box
+from echo_desk.ui.app.start_notice_box import LEAST_WIDTH_CHARS
 from echo_desk.ui.core import i18n_qt
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -84,6 +86,31 @@ def test_the_notice_in_chinese(qtbot, tmp_path: Path) -> None:
             box.close()
         finally:
             i18n_qt.apply_language("en")
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_notice_is_wide_enough_and_clips_no_label(qtbot, tmp_path: Path, language: str) -> None:
+    """Qt makes a message box as narrow as its longest word allows, and Chinese breaks between
+    any two characters: short paths gave a tall narrow column. It keeps a reading width."""
+    store = LeftAtQuitStore(tmp_path / "left_at_quit.sqlite3")
+    store.add("notes", "/home/me/notes", [Planted(".envrc", Change.CREATED, kept="/k/.envrc").to_json()], at=AT)
+    i18n_qt.apply_language(language)
+    try:
+        box = left_at_quit_box(store.untold(), None)
+        qtbot.addWidget(box)
+        box.show()
+        qtbot.waitExposed(box)
+        labels = [label for label in box.findChildren(QLabel) if label.isVisible() and label.text()]
+        assert sorted(label.text() for label in labels) == sorted((box.text(), box.informativeText()))
+        for label in labels:
+            least = min(LEAST_WIDTH_CHARS * label.fontMetrics().averageCharWidth(),
+                        box.screen().availableGeometry().width() * 3 // 4)
+            assert label.width() >= least, label.text()
+            assert box.rect().contains(label.geometry()), label.text()
+            needed = label.heightForWidth(label.width()) if label.wordWrap() else label.sizeHint().height()
+            assert label.height() >= needed and label.width() >= label.minimumSizeHint().width(), label.text()
+    finally:
+        i18n_qt.apply_language("en")
 
 
 def test_the_app_shows_it_at_start(qapp, monkeypatch, tmp_path: Path) -> None:

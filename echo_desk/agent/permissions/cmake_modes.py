@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 
-from echo_desk.agent.permissions import build_variables, file_programs
+from echo_desk.agent.permissions import build_variables, file_programs, install_records, line_environment
 from echo_desk.agent.permissions.options import Does
 from echo_desk.agent.permissions.reading import Argv, Flag, Inner, Reading
 
@@ -217,6 +217,9 @@ def _option_writes(argv: Argv) -> tuple[tuple[str | None, ...], tuple[str | None
     below: list[str | None] = []
     words = list(argv[1:])
     installs = "--install" in words
+    # (an install step DESTDIR puts below it, which install_records joins to the prefix named)
+    staged = install_records.DESTDIR in install_records.destination_variables(argv) \
+        and bool(line_environment.get(install_records.DESTDIR))
     # Where a later `cmake --install` or `make install` of this build writes: the install (or
     # staging) prefix this configure stores in the build's cache (``-D`` or --install-prefix).
     below += [value for name, value in build_variables.cmake_settings(words) if name in _INSTALL_PREFIXES or name is None]
@@ -227,6 +230,8 @@ def _option_writes(argv: Argv) -> tuple[tuple[str | None, ...], tuple[str | None
         name, equals, value = word.partition("=")
         if name in _WRITES_VALUE:
             written.append(value if equals else following)
+        elif installs and name == "--prefix" and staged:
+            continue  # (it installs below DESTDIR + P: judged there by install_records, s300)
         elif (installs and name == "--prefix") or name == "--install-prefix":
             below.append(value if equals else following)
         elif _PRINTS_TO_FILE.fullmatch(word):

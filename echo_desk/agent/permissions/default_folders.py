@@ -31,7 +31,7 @@ from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions import searcher_options as searchers
 from echo_desk.agent.permissions.options import OptionSet, Parsed, read_options
 
-__all__ = ["greps_named_paths", "reads_repository", "reads_working_folder"]
+__all__ = ["greps_below_its_folder", "reads_repository", "reads_working_folder"]
 
 Args = Sequence[str | None]
 
@@ -167,13 +167,14 @@ def _git(args: Args) -> bool:
     return sub == "ls-files"
 
 
-def greps_named_paths(program: str | None, args: Args) -> bool:
-    """Whether ``program`` with the words ``args`` is a git grep searching only below the plain
-    pathspecs after its ``--`` (``git_grep_paths``)."""
+def greps_below_its_folder(program: str | None, args: Args) -> bool:
+    """Whether ``program`` with the words ``args`` is a git grep searching only below the folder
+    it runs in: its plain pathspecs after ``--`` taken from there, or that folder when it is given
+    none (``git_grep_paths``)."""
     if program != "git":
         return False
     parsed = read_options(args, git_options.GLOBAL)
-    return parsed.rest is not None and args[parsed.rest] == "grep" and git_grep_paths.names_what_it_searches(
+    return parsed.rest is not None and args[parsed.rest] == "grep" and git_grep_paths.searches_below_its_folder(
         args[:parsed.rest], args[parsed.rest + 1:])
 
 

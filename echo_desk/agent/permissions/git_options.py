@@ -188,6 +188,23 @@ SUBCOMMANDS: dict[str, OptionSet] = {
 #: Subcommands that run a command given in their arguments (unwrapped for deny rules).
 RUNS_A_COMMAND_LINE = {("submodule", "foreach")}
 RUNS_A_COMMAND = {("bisect", "run")}
+#: Subcommands that run a program whatever their options (git 2.39, bash and dash, strace):
+#: ``git bugreport`` opens the editor on the report it wrote (vim with the person's ``set
+#: exrc`` then reads the folder's ``.exrc``), ``git merge-index PROGRAM FILE`` runs PROGRAM for
+#: an unmerged FILE (the agent can make one with ``git update-index --index-info``), ``git
+#: remote-ext REMOTE COMMAND`` runs COMMAND (git refuses ``ext::`` URLs, not the helper run by
+#: hand). A rule covers them only by naming them (``runs_a_program``).
+RUNS_A_PROGRAM = frozenset({"bugreport", "merge-index", "remote-ext"})
+
+
+def runs_a_program(sub: str) -> bool:
+    """Whether the subcommand ``sub`` runs a program whatever its options: those above, git's
+    transport helpers (``remote-ext``, ``remote-fd``…: git runs them for a URL's scheme) and its
+    internal helpers (``submodule--helper``, ``bisect--helper``…, which run what their words
+    say and are read by no table here)."""
+    return sub in RUNS_A_PROGRAM or sub.startswith("remote-") or "--" in sub.strip("-")
+
+
 #: Subcommands that only read the repository (with no option that runs or writes).
 READS_ONLY = frozenset({"status", "log", "show", "whatchanged", "diff", "diff-tree", "diff-files", "diff-index",
                         "shortlog", "blame", "grep", "describe", "rev-parse", "ls-files", "ls-tree", "show-ref",

@@ -3,10 +3,11 @@ deny rules; ``-c``, ``--config-env``, ``--exec-path`` are never covered by ``**`
 ``-c`` gives only by a rule writing out its key), then the subcommand's
 options (``git_options``), the commands it runs (``submodule foreach``, ``bisect run``) and what
 its read-looking forms change (``git branch NAME``), and where it writes outside its repository
-(``git_settings_writes``, ``git_folder_writes``)."""
+(``git_settings_writes``, ``git_folder_writes``, ``git_file_writes``)."""
 
 from __future__ import annotations
 
+from echo_desk.agent.permissions import git_file_writes
 from echo_desk.agent.permissions import git_options as git
 from echo_desk.agent.permissions.git_folder_writes import folders_written
 from echo_desk.agent.permissions.git_settings_writes import config_written
@@ -55,8 +56,11 @@ def git_reading(argv: Argv, program: str) -> Reading:
     found += _git_changes(argv, at, sub)
     if sub == "clone":
         found += _settings(clone_settings(argv[at + 1:]))
-    written = config_written(argv, at) if sub == "config" else ()
-    below = folders_written(argv, at)
+    if git.runs_a_program(sub):
+        found.append(Flag(frozenset({sub}), sub, Does.RUNS))
+    unnamed = git_file_writes.written(argv, at)
+    written = (*(config_written(argv, at) if sub == "config" else ()), *unnamed.files)
+    below = (*folders_written(argv, at), *unnamed.below)
     reads_only = sub in git.READS_ONLY and not found and not inners
     return Reading(program, flags=tuple(found), inners=tuple(inners), matched=matched, spellings=tuple(spellings),
                    reads_only=reads_only, written=written, written_below=below)

@@ -62,7 +62,7 @@ def config_written(argv: Sequence[str | None], at: int) -> Paths:
     if files:
         return tuple(from_starts(argv, f) for f in files)
     if "--global" in names:
-        return (*_GLOBAL_FILES, *_global_env())
+        return global_files()
     return (None,)
 
 
@@ -91,6 +91,12 @@ def from_starts(argv: Sequence[str | None], path: str | None) -> str | None:
     if where.unknown or len(where.starts) != 1:
         return None
     return os.path.join(where.starts[0], path)
+
+
+def global_files() -> tuple[str, ...]:
+    """The person's own git settings files, as ``--global`` writes them (``git maintenance
+    register`` writes there too: ``git_file_writes``)."""
+    return (*_GLOBAL_FILES, *_global_env())
 
 
 def _global_env() -> tuple[str, ...]:

@@ -48,11 +48,28 @@ from echo_desk.agent.permissions.git_index import git_dir_of, repository_roots
 from echo_desk.agent.permissions.long_prefixes import long_prefix
 from echo_desk.agent.permissions.options import read_options
 
-#: The subcommands that write worktree files from a tree git chooses (``apply`` and ``am`` are
-#: read in ``git_folder_writes``: the patch names the files).
-_UPDATING = frozenset({"checkout", "switch", "merge", "pull", "rebase", "cherry-pick", "revert", "reset", "restore",
-                       "stash", "read-tree", "checkout-index", "bisect", "sparse-checkout", "filter-branch",
-                       "submodule", "clean"})
+#: The subcommands known to leave the worktree alone: they read, write only the repository's own
+#: folder and index, write what their words name (``mv``, ``rm``, ``merge-file``, ``bundle
+#: create``), or are read elsewhere (``apply`` and ``am``: the patch names the files,
+#: ``git_folder_writes``; ``clone`` and ``init``: the folder they make; ``format-patch``,
+#: ``bugreport``…: ``git_file_writes``). Any other subcommand, one not known (a newer builtin,
+#: an alias) among them, counts as writing the worktree: git's merge strategies run as commands
+#: (``git merge-resolve HEAD -- HEAD BRANCH`` wrote the branch's files), ``merge-index``,
+#: ``quiltimport``, ``mergetool``, ``difftool --dir-diff``, ``rerere``, ``subtree`` and git's
+#: helpers (``checkout--worker``, ``submodule--helper``) do, as ``checkout`` does.
+_LEAVES_WORKTREE = git.KEEPS_INDEX | frozenset({
+    "add", "stage", "commit", "mv", "rm", "apply", "am", "init", "init-db", "clone", "notes", "replace", "update-index",
+    "update-ref", "symbolic-ref", "write-tree", "commit-tree", "hash-object", "mktree", "mktag", "archive",
+    "bundle", "format-patch", "range-diff", "merge-base", "merge-tree", "merge-file", "name-rev", "count-objects",
+    "fsck", "fsck-objects", "prune", "prune-packed", "repack", "pack-refs", "gc", "maintenance", "commit-graph",
+    "multi-pack-index", "pack-objects", "pack-redundant", "index-pack", "unpack-objects", "unpack-file",
+    "update-server-info", "verify-pack", "show-index", "check-ignore", "check-attr", "check-ref-format",
+    "check-mailmap", "verify-commit", "verify-tag", "annotate", "cherry", "show-branch", "patch-id",
+    "get-tar-commit-id", "mailinfo", "mailsplit", "interpret-trailers", "stripspace", "column", "fmt-merge-msg",
+    "fast-export", "fast-import", "credential", "credential-store", "credential-cache", "bugreport", "diagnose",
+    "send-pack", "fetch-pack", "upload-pack", "upload-archive", "receive-pack", "http-fetch", "http-push",
+    "send-email", "request-pull", "imap-send", "hook", "daemon", "instaweb", "web--browse",
+})
 #: Actions of the subcommands taking one that leave the worktree alone.
 _READING_ACTIONS = {
     "stash": frozenset({"list", "show", "create", "store", "drop", "clear"}),
@@ -81,7 +98,7 @@ def updates_worktree(argv: Sequence[str | None]) -> bool:
         return True
     if sub == "worktree":
         return _new_worktree(argv, at) is not None
-    if sub not in _UPDATING:
+    if sub in _LEAVES_WORKTREE:
         return False
     words = list(argv[at + 1:])
     if None in words:

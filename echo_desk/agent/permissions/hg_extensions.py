@@ -69,7 +69,9 @@ def foreign_commands(args: Args, folders: Sequence[Path], home: Path | None, run
     if entries is None or runs is None:
         return [] if word in OWN | READ_HERE else [word]  # (settings not read: only whole names are known)
     aliases = {key.partition(":")[0] for section, key, _ in entries if section == "alias"}
-    extensions = any(section == "extensions" and not value.startswith("!") for section, _, value in entries)
+    # (under --cwd/-R a prefix asks, as it did while their settings were not read: s296)
+    extensions = hg_aliases.elsewhere(args) or any(
+        section == "extensions" and not value.startswith("!") for section, _, value in entries)
     found: list[str] = []
     for words in runs:
         named = words[at - 1] if at - 1 < len(words) else None

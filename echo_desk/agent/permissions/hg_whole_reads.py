@@ -32,8 +32,10 @@ _CHANGESETS_ONLY = frozenset({"log", "heads", "tip", "incoming", "outgoing"})
 #: Their options that keep them to changesets, with those taking a value (the next word).
 _CHANGESET_FLAGS = frozenset({"-q", "--quiet", "-G", "--graph", "--no-merges", "-M", "--follow", "-f",
                               "--removed", "--color", "--pager", "-y", "--noninteractive"})
+#: hg's ``--cwd`` and ``-R`` among them name where the repository is, not what is printed of it
+#: (``hg log --cwd out`` printed the changesets of the repository it found from out/: s309).
 _CHANGESET_VALUES = frozenset({"-l", "--limit", "-r", "--rev", "-u", "--user", "-d", "--date", "-k", "--keyword",
-                               "-b", "--branch"})
+                               "-b", "--branch", "--cwd", "-R", "--repository", "--repo"})
 #: Flags that take no value in every file-reading command (so a word after one is a pattern):
 #: not ``-r`` (``--rev`` of diff, ``--removed`` of status), nor ``-c``, ``-u``, ``-d``, ``-l``.
 _FILE_FLAGS = frozenset({"-a", "--all", "--modified", "-A", "--added", "--removed", "--deleted", "--clean",

@@ -2,7 +2,8 @@
 gives it: the build folder as written, the variables it sets for the record (make's on the line,
 ``--prefix`` for ``cmake --install --prefix``), and a ``DESTDIR`` of its own.
 
-- ``meson install [-C B]`` (``--destdir`` is judged by ``meson_modes``);
+- ``meson install [-C B] [--destdir D]`` (the folder ``--destdir`` names is judged by
+  ``meson_modes`` too; meson then leaves the environment's ``DESTDIR`` aside);
 - ``ninja [-C B] install`` and ``make [-C B] install`` (or another install target: cmake's
   ``install/strip``, automake's ``install-data``…), with no ``-f`` naming another build file;
 - ``cmake --install B``, ``cmake --build B --target install`` and ``cmake --build B -- install``
@@ -22,7 +23,7 @@ __all__ = ["PREFIX_NAMED", "Step", "install_step"]
 _INSTALL_TARGET = re.compile(r"install[\w/-]*")
 #: ninja's options that take a value (glued, or the next word).
 _NINJA_VALUES = frozenset("Cfjkldtw")
-#: Set for ``cmake --install --prefix P``: the destinations below the prefix are below P.
+#: Set (to P) for ``cmake --install --prefix P``: the destinations below the prefix are below P.
 PREFIX_NAMED = "--prefix"
 
 
@@ -69,20 +70,23 @@ def _meson_step(words: list[str]) -> Step | None:
     if command != "install":
         return None
     build = "."
+    destdir: str | None = None
     rest = words[words.index(command) + 1:]
     for k, word in enumerate(rest):
         if word == "--":
             break
         following = rest[k + 1] if k + 1 < len(rest) else None
-        if word == "--destdir" or word.startswith("--destdir="):
-            return None  # (below the folder it names: judged by meson_modes)
-        if word == "-C":
+        if word == "--destdir":
+            destdir = following or ""  # (the last one, argparse's)
+        elif word.startswith("--destdir="):
+            destdir = word.partition("=")[2]
+        elif word == "-C":
             build = following or ""
         elif word.startswith("-C"):
             build = word[2:]
         elif word.startswith("-") and not word.startswith("--") and "C" in word:
             return Step(None, {}, None)  # (`-qC b`: a group of short options, not read here)
-    return Step(build, {}, None)
+    return Step(build, {}, destdir)
 
 
 def _ninja_step(words: list[str]) -> Step | None:
@@ -143,8 +147,8 @@ def _cmake_step(words: list[str]) -> Step | None:
     build, rest = words[1], words[2:]
     if words[0] == "--install":
         # (below a prefix it names: judged by cmake_modes; the absolute destinations still count)
-        named = {PREFIX_NAMED: ""} if _value_of(rest, "--prefix") is not None else {}
-        return Step(build, named, None)
+        prefix = _value_of(rest, "--prefix")
+        return Step(build, {} if prefix is None else {PREFIX_NAMED: prefix}, None)
     targets: list[str] = []
     native: dict[str, str] = {}
     for k, word in enumerate(rest):

@@ -18,8 +18,11 @@ configured for ``~/.local``, each step below created ~/.local/share/d.txt):
 
 ``DESTDIR`` (the line's environment; for make a variable on the line too) puts every one of
 them below it, as each of these programs does: ``env DESTDIR=~/x ninja -C b install`` wrote
-~/x/<prefix>/share/d.txt. Setting ``CMAKE_INSTALL_PREFIX`` in the environment changes nothing
-(cmake --install wrote below the recorded prefix). The install read no file below DESTDIR (a
+~/x/<prefix>/share/d.txt; so it does the prefix ``cmake --install b --prefix P`` names (D/P and
+D/<absolute destination> alone were written, s300). ``meson install --destdir D`` takes D for
+its own and leaves the environment's DESTDIR aside (nothing below it was touched, s300).
+Setting ``CMAKE_INSTALL_PREFIX`` in the environment changes nothing (cmake --install wrote
+below the recorded prefix). The install read no file below DESTDIR (a
 CMakeLists.txt, cmake_install.cmake, build.ninja and Makefile planted there were not opened:
 s293), so the DESTDIR the environment gives an install step (``destination_variables``) names
 only where it writes, which the write rules judge.
@@ -31,11 +34,13 @@ does a build file ninja or make would read that no generator wrote (``-f``, a GN
 ``install_commands`` says which commands are install steps; each generator's record is read by a
 module of its own (``meson_records``, ``cmake_records``, ``autotools_records``).
 
-What this is not: a project's own install code (meson's ``add_install_script``, cmake's
-``install(CODE …)`` and ``install(SCRIPT …)``, a Makefile's recipes other than configure's
-folders) runs with the project's trust and may write anywhere; a rule naming the build tool
-trusts it there as it trusts the build. A Makefile not written by configure or cmake is such
-code: its install target asks.
+A project's own install code (cmake's ``install(CODE …)`` and ``install(SCRIPT …)``, meson's
+``add_install_script``) runs what it says and writes where no record tells: the readers
+understand only what the generators write for the project's files, and anything else makes
+the record unread, so the line asks (s300). What this is not: the recipes of a configure-written
+Makefile beyond its folders run with the project's trust and may write anywhere; a rule naming
+make trusts them there as it trusts the build. A Makefile not written by configure or cmake is
+such code: its install target asks.
 """
 
 from __future__ import annotations
@@ -59,13 +64,15 @@ DESTDIR = "DESTDIR"
 def destination_variables(argv: Sequence[str | None]) -> frozenset[str]:
     """The variables of the environment the install step ``argv`` takes only as the folder it
     writes below (``DESTDIR``: it read no file there, s293), which ``written`` joins to the
-    recorded folders for the write rules to judge. None for a command that is no install step
-    of a build folder, one giving its own (make's ``DESTDIR=…``), or ``cmake --install --prefix``
-    (where the prefix it names goes below DESTDIR, not joined here: the variable still asks)."""
+    recorded folders (and to the prefix ``cmake --install --prefix P`` names) for the write
+    rules to judge, or leaves aside (``meson install --destdir D``: meson then does, s300).
+    None for a command that is no install step of a build folder, or make's giving its own
+    (``DESTDIR=…``)."""
     if not argv or argv[0] is None:
         return frozenset()
-    step = install_step(programs.name_of(argv[0]) or "", list(argv[1:]))
-    if step is None or step.build is None or step.destdir is not None or PREFIX_NAMED in step.overrides:
+    program = programs.name_of(argv[0]) or ""
+    step = install_step(program, list(argv[1:]))
+    if step is None or step.build is None or (step.destdir is not None and program != "meson"):
         return frozenset()
     return frozenset({DESTDIR})
 
@@ -95,6 +102,12 @@ def written(argv: Sequence[str | None], cwds: Sequence[Path]) -> list[str | None
         if not destdir:
             found += folders
             continue
+        if PREFIX_NAMED in overrides:
+            # (below DESTDIR, the prefix the line names: cmake_modes judges it alone without one)
+            prefix = overrides[PREFIX_NAMED]
+            if not prefix or prefix.startswith("~"):
+                return [None]
+            folders = [*folders, os.path.normpath(cwd / prefix)]
         # (a relative DESTDIR is taken from where the program works: the line's folder, or the
         # build folder it changes into first)
         for base in dict.fromkeys((cwd, folder)):

@@ -123,6 +123,8 @@ class Parsed:
     #: Index of the first argument not read as options or operands (``permute=False`` stops at
     #: the first operand; everything from there on is the command a wrapper runs).
     rest: int | None = None
+    #: Index of the ``--`` that ended the options (not one taken as an option's value).
+    ended_at: int | None = None
 
 
 def read_options(args: Sequence[str | None], spec: OptionSet, *, stop_after: int = 0) -> Parsed:
@@ -136,6 +138,7 @@ def read_options(args: Sequence[str | None], spec: OptionSet, *, stop_after: int
         token = args[i]
         if not ended and token == "--":
             ended = True
+            parsed.ended_at = i
             i += 1
             continue
         if not ended and token is not None and token.startswith("-") and len(token) > 1:

@@ -34,16 +34,30 @@ SORT = OptionSet((
 ))
 
 GREP = OptionSet((
-    *flags("-E|--extended-regexp -F|--fixed-strings -G|--basic-regexp -P|--perl-regexp -i|-y|--ignore-case "
+    *flags("-E|--extended-regexp -F|--fixed-strings|--fixed-regexp -G|--basic-regexp -P|--perl-regexp -i|-y|--ignore-case "
            "--no-ignore-case -v|--invert-match -w|--word-regexp -x|--line-regexp -c|--count -L|--files-without-match "
            "-l|--files-with-matches -o|--only-matching -q|--quiet|--silent -s|--no-messages -b|--byte-offset "
            "-H|--with-filename -h|--no-filename -n|--line-number -T|--initial-tab -Z|--null -z|--null-data -a|--text "
-           "-I -r|--recursive -R|--dereference-recursive -U|--binary --line-buffered -V"),
+           "-I -r|--recursive -R|--dereference-recursive -U|--binary -u|--unix-byte-offsets --line-buffered -V"),
     opt("--color --colour", OPT),
     *values("-e|--regexp -f|--file -m|--max-count --label -A|--after-context -B|--before-context -C|--context "
-            "--binary-files -D|--devices -d|--directories --exclude --exclude-from --exclude-dir --include"),
+            "--binary-files -D|--devices -d|--directories --exclude --exclude-from --exclude-dir --include "
+            "--group-separator"),
+    *flags("--no-group-separator"),
     *HELP,
 ), strict=False, numbers=True)
+
+#: GNU head and tail (coreutils 9.1, ``--help`` and info). ``-n``/``-c`` take a count in every
+#: getopt form (``-n3``, ``-n 3``, ``--lines=3``, ``--lines 3``, ``--li 3``). tail's follow
+#: options keep reading by name after the line has been judged (``-F`` reopens a name that has
+#: become another file).
+HEAD = OptionSet((
+    *values("-c|--bytes -n|--lines"), *flags("-q|--quiet|--silent -v|--verbose -z|--zero-terminated"), *HELP,
+))
+TAIL = OptionSet((
+    *values("-c|--bytes -n|--lines -s|--sleep-interval --max-unchanged-stats --pid"),
+    opt("--follow", OPT), *flags("-f -F --retry -q|--quiet|--silent -v|--verbose -z|--zero-terminated"), *HELP,
+))
 
 RG = OptionSet((
     *flags("--binary --no-binary --block-buffered --no-block-buffered -b|--byte-offset --no-byte-offset "

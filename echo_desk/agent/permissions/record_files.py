@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["MOST_FILES", "inside", "read_record"]
+__all__ = ["MOST_FILES", "inside", "read_record", "read_record_bytes"]
 
 #: A record file larger than this is not read (the line asks).
 _LIMIT = 1024 * 1024
@@ -22,6 +22,15 @@ def read_record(path: Path) -> str:
     if len(text) > _LIMIT:
         raise ValueError(f"{path} is larger than {_LIMIT} characters")
     return text
+
+
+def read_record_bytes(path: Path) -> bytes:
+    """A record file's bytes (meson's pickled install data), refused as ``read_record`` refuses."""
+    with open(path, "rb") as handle:
+        data = handle.read(_LIMIT + 1)
+    if len(data) > _LIMIT:
+        raise ValueError(f"{path} is larger than {_LIMIT} bytes")
+    return data
 
 
 def inside(path: Path, folder: Path) -> bool:

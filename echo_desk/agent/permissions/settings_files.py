@@ -697,20 +697,21 @@ def _named_folders(program: str, words: Sequence[str | None], cwds: Sequence[Pat
 #: The options of a program's mode whose value is a folder it only writes below, which the
 #: write rules judge: ``cmake --install b --prefix P`` opened nothing below P but the files it
 #: installed, a CMakeLists.txt, CMakeCache.txt and cmake_install.cmake planted in P among them
-#: (strace, cmake 3.25, bash and dash, s293).
-_WRITTEN_ONLY = {("cmake", "--install"): frozenset({"--prefix"})}
+#: (strace, cmake 3.25, bash and dash, s293); ``meson install --destdir D`` opened nothing below D
+#: but what it installed, a meson.build, build.ninja and meson-private/install.dat planted there
+#: among them (strace, meson 1.12, bash and dash, s300). With where the options start (the word
+#: after ``--install`` is the build folder, read).
+_WRITTEN_ONLY = {("cmake", "--install"): (frozenset({"--prefix"}), 2),
+                 ("meson", "install"): (frozenset({"--destdir"}), 1)}
 
 
 def _written_only_values(program: str, words: Sequence[str | None]) -> set[int]:
     """Where among ``words`` the values of ``_WRITTEN_ONLY``'s options are (a word only known
-    when the line runs in front of it may be any option: none then; the word after the mode is
-    the build folder, read)."""
+    when the line runs in front of it may be any option: none then)."""
     if not words or None in words:
         return set()
-    options = _WRITTEN_ONLY.get((program, words[0] or ""))
-    if options is None:
-        return set()
-    return {k + 1 for k, word in enumerate(words[:-1]) if k >= 2 and word in options}
+    options, start = _WRITTEN_ONLY.get((program, words[0] or ""), (frozenset(), 0))
+    return {k + 1 for k, word in enumerate(words[:-1]) if k >= start and word in options}
 
 
 #: Programs that read each folder option from the folder they run in, not from another's, when

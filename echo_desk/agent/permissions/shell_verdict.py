@@ -34,6 +34,7 @@ from echo_desk.agent.permissions import (
     git_repositories,
     git_whole_reads,
     git_worktree_updates,
+    hg_extension_writes,
     hg_extensions,
     install_records,
     line_changes,
@@ -57,6 +58,7 @@ from echo_desk.agent.permissions.decide import (
     path_verdict,
     provenance_of,
 )
+from echo_desk.agent.permissions.git_index import repository_roots
 from echo_desk.agent.permissions.literal_tilde import LiteralTildes, left_by_shell
 from echo_desk.agent.permissions.long_prefixes import long_prefix
 from echo_desk.agent.permissions.matchers import PathPattern
@@ -321,7 +323,8 @@ class _Judge:
                         opaque=opaque or command.opaque)
 
         forms = self.forms(command.argv)
-        decided = self._from_moved_folders(forms, lambda: self.refused(forms) or self.asked(forms))
+        decided = self._where_a_grep_runs(command, forms, lambda: self._from_moved_folders(
+            forms, lambda: self.refused(forms) or self.asked(forms)))
         if decided is not None:
             made = part(*decided)
             return replace(made, also=self._also_asking(command)) if made.effect is Effect.ASK else made
@@ -336,6 +339,36 @@ class _Judge:
             return self.by_allow_rules(command, part)
         finally:
             self.cwds, self._agent_settings = saved
+
+    def _where_a_grep_runs(self, command: Command, forms: _Forms,
+                           decide: Callable[[], _Decided | None]) -> _Decided | None:
+        """``decide`` from the folders an ``&&`` chain's cds lead to alone (``_chain_folders``),
+        for a git grep that searches only below the folder it runs in (``default_folders``:
+        ``cd out && git grep KEY`` searched out/ only, s302) in the repository git finds from
+        where the line runs (``_finds_the_line_repository``); anything else from every folder of
+        the line."""
+        folders = self._chain.get(id(command))
+        values = tuple(w.value for w in command.argv)
+        if (folders is None or folders == self.cwds or len(forms.commands) != 1 or command.environment
+                or not values or values[0] is None
+                or not default_folders.greps_below_its_folder(programs.base(values[0]), values[1:])
+                or not self._finds_the_line_repository(folders)):
+            return decide()
+        saved = self.cwds
+        self.cwds = folders
+        try:
+            return decide()
+        finally:
+            self.cwds = saved
+
+    def _finds_the_line_repository(self, folders: Sequence[Path]) -> bool:
+        """Whether git run in each of ``folders`` finds the repository it finds where the line
+        runs: no ``.git`` on the way up that it could take instead, as the folders stand or as
+        the line may make one (with ``out/.git`` holding ``gitdir: ../.git``, out/ is that
+        repository's top and ``git grep --cached KEY`` there printed src/main.py's lines: s302)."""
+        found = repository_roots(self.where.cwd)
+        return all(repository_roots(folder) == found and not any(
+            self.changes.touches(above / ".git") for above in (folder, *folder.parents)) for folder in folders)
 
     def _from_moved_folders(self, forms: _Forms, decide: Callable[[], _Decided | None]) -> _Decided | None:
         """``decide`` with the folders the commands change into by an option of their own
@@ -670,12 +703,16 @@ class _Judge:
     def _read_with_settings(self, values: tuple[str | None, ...]) -> Reading:
         """``programs.read``, with what the program's settings where it runs make of its words:
         an hg command an extension may give is a flag a rule covers only by naming it
-        (``hg_extensions``)."""
+        (``hg_extensions``), and one enabled that wraps hg's own commands writes its cache
+        (``hg_extension_writes``)."""
         reading = programs.read(values)
         if values and values[0] is not None and programs.base(values[0]) == "hg":
             foreign = hg_extensions.foreign_flags(values, self.cwds, self.where.home)
             if foreign:
                 reading = replace(reading, flags=(*reading.flags, *foreign))
+            cached = hg_extension_writes.cache_folders(tuple(values[1:]), self.cwds, self.where.home, values[0])
+            if cached:
+                reading = replace(reading, written_below=(*reading.written_below, *cached))
         return reading
 
     def _variables_allowed(self, reading: Reading, values: tuple[str | None, ...], sandbox: bool) -> bool:
@@ -1028,11 +1065,13 @@ class _Judge:
         if not folders:
             return self._names_denied_here(words, reading, checked)
         saved = self.cwds
-        if default_folders.greps_named_paths(programs.base(words[0].value or ""), tuple(w.value for w in words[1:])):
+        if default_folders.greps_below_its_folder(programs.base(words[0].value or ""),
+                                                  tuple(w.value for w in words[1:])) and self._finds_the_line_repository(folders):
             # git changes into each -C folder before it reads any other word, and stops if it
-            # cannot (``git -C out grep KEY -- .`` searched out/ only: strace, git 2.39, s299):
-            # the -C words are judged from where the line runs, the plain pathspecs from there
-            # alone. (Not a glob: ``-- '../*'`` matched ../src/main.py, and its word names no file.)
+            # cannot (``git -C out grep KEY -- .`` searched out/ only: strace, git 2.39, s299;
+            # ``git -C out grep KEY`` too, s302): the -C words are judged from where the line
+            # runs, the plain pathspecs (or the folder, given none) from there alone. (Not a glob:
+            # ``-- '../*'`` matched ../src/main.py, and its word names no file.)
             found = self._names_denied_here((words[0], *(words[k] for k in sorted(moved.words))), reading, set())
             if found is not None:
                 return found

@@ -28,7 +28,9 @@ from echo_desk.builtins.shell.leftovers import CommandLeash
 from echo_desk.common import fs
 from echo_desk.i18n import deferred, for_person
 from echo_desk.sandbox import ending
+from echo_desk.sandbox import owed as sandbox_owed
 from echo_desk.sandbox.shell import command_shell
+from echo_desk.store.owed_checks import OwedChecksStore
 from echo_desk.store.settings import Settings
 from echo_desk.tools import (
     N_,
@@ -203,8 +205,10 @@ class RunCommand(BuiltinTool[CommandArguments]):
     title = N_("Run command")
     catalog_description = N_("Runs a command in a terminal in your workspace and shows its output live.")
 
-    def __init__(self, settings: Callable[[], Settings] | None = None) -> None:
+    def __init__(self, settings: Callable[[], Settings] | None = None, owed: OwedChecksStore | None = None) -> None:
         self._settings = settings or Settings
+        #: Where each sandboxed command's check is kept as owed until it was made (``store.owed_checks``).
+        self._owed = owed
 
     def _plan(self, args: CommandArguments, ctx: ToolExecutionContext,
               command: str, cwd: fs.Resolved) -> tuple[command_sandbox.CommandPlan, tuple[Target, ...]]:
@@ -243,11 +247,13 @@ class RunCommand(BuiltinTool[CommandArguments]):
         # Outside the sandbox a supervisor ends setsid/daemonized leftovers and knows the shell's
         # exit; inside, the sandbox's own process namespace ends them all with the command.
         leash = None if plan.sandboxed else CommandLeash.create()
+        owed_id: int | None = None
         try:
             if plan.sandboxed:
                 spec = command_sandbox.sandbox_spec(self._settings(), plan, ctx.write_roots, cwd.path)
                 launch = _prepare(spec, argv, plan.availability.bwrap or "bwrap")
                 argv, env, pass_fds = launch.argv, launch.env, launch.pass_fds
+                owed_id = _owe_check(self._owed, launch, ctx)
             proc = await asyncio.create_subprocess_exec(
                 *(leash.wrap(argv) if leash else argv), cwd=workdir, env=env,
                 pass_fds=pass_fds + (leash.pass_fds if leash else ()),
@@ -259,6 +265,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
         except BaseException:
             if launch is not None:
                 launch.release()  # nothing started (or it is being torn down): no placeholder stays
+            _settle(self._owed, owed_id)
             raise
         finally:
             os.close(dir_fd)
@@ -299,6 +306,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
                 await asyncio.wait_for(proc.wait(), 5.0)
             if launch is not None:
                 planted, later_check = await _check_what_it_left(proc, launch, inside, one_workspace)
+                _settle_once_checked(self._owed, owed_id, later_check)
         exit_code = leash.exit_code if leash and leash.exit_code is not None else proc.returncode
         if leash and leash.ended and not ended:
             buffer.feed(f"\n[{leash.ended} background process(es) the command left running were ended]\n".encode())
@@ -408,6 +416,40 @@ class RunCommand(BuiltinTool[CommandArguments]):
         if output_ended is not None:
             output_ended.set()  # EOF: with a supervisor, the process itself ends only when told
         await proc.wait()
+
+
+def _owe_check(store: OwedChecksStore | None, launch: sandbox.Launch, ctx: ToolExecutionContext) -> int | None:
+    """Keep the check of this launch as owed, before its command starts, so that a kill of Echo
+    Desk (or a quit before a late check ended) leaves it for the next start (``store.owed_checks``).
+    A store that fails is logged: the command runs, and its check is made here as always."""
+    if store is None or not launch.guards:
+        return None
+    try:
+        return store.owe(conversation_id=ctx.conversation_id, call_id=ctx.call_id, tool=ctx.tool_name,
+                         workspace=str(launch.guards[0].workspace),
+                         snapshot=sandbox_owed.owed(launch.guards, launch.placeholders))
+    except Exception:  # (sqlite3.Error, OSError, a snapshot that does not pickle: never the command's fault)
+        log.exception("the check of a sandboxed command could not be kept as owed; it is made when the command ends")
+        return None
+
+
+def _settle_once_checked(store: OwedChecksStore | None, owed_id: int | None,
+                         later_check: Future[CheckedLater] | None) -> None:
+    """The check was made, or will be by a late check: owed until that ended (a quit before
+    then cancels it, and leaves the check to the next start)."""
+    if later_check is None:
+        _settle(store, owed_id)
+    else:
+        later_check.add_done_callback(lambda done: None if done.cancelled() else _settle(store, owed_id))
+
+
+def _settle(store: OwedChecksStore | None, owed_id: int | None) -> None:
+    if store is None or owed_id is None:
+        return
+    try:
+        store.settle(owed_id)
+    except Exception:  # the next start makes the check again: it finds nothing new, and says so
+        log.exception("an owed check that was made could not be marked as made")
 
 
 #: Checks of sandboxes that outlived their command's result (kept here: a task nobody holds may

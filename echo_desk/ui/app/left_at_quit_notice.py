@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from echo_desk.i18n import _
+from echo_desk.ui.app.start_notice_box import start_notice_box
 from echo_desk.ui.chat.card_parse import planted_of
 from echo_desk.ui.chat.left_at_quit_text import advice, server_lines
 from echo_desk.ui.core.marshal import BackgroundOp
@@ -25,14 +25,10 @@ def notice_text(records: list[LeftAtQuit]) -> str:
 
 
 def left_at_quit_box(records: list[LeftAtQuit], parent: QWidget | None) -> QMessageBox:
-    box = QMessageBox(QMessageBox.Icon.Warning, _("Put aside when Echo Desk last quit"),
-                      _("Files that would run code later, outside the sandbox, were taken out of your folders."),
-                      QMessageBox.StandardButton.Ok, parent)
-    box.setTextFormat(Qt.TextFormat.PlainText)
-    box.setInformativeText(f"{notice_text(records)}\n\n{advice()}")
-    box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)  # the paths can be copied
-    box.setWindowModality(Qt.WindowModality.NonModal)  # the window behind stays usable
-    return box
+    return start_notice_box(
+        _("Put aside when Echo Desk last quit"),
+        _("Files that would run code later, outside the sandbox, were taken out of your folders."),
+        f"{notice_text(records)}\n\n{advice()}", parent)
 
 
 class LeftAtQuitNotice:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from echo_desk.mcp.status import McpEvent
     from echo_desk.store.settings import LocalModelSettings, ProviderSettings, Settings
+    from echo_desk.ui.app.checked_after_restart_notice import CheckedAfterRestartNotice
     from echo_desk.ui.app.left_at_quit_notice import LeftAtQuitNotice
     from echo_desk.ui.app.services import Services
     from echo_desk.ui.app.single_instance import SingleInstance
@@ -108,6 +109,8 @@ class App:
         self._config_watch: FileWatch | None = None
         #: What sandboxed servers left as Echo Desk last quit, told once at start (``left_at_quit_notice``).
         self._left_at_quit: LeftAtQuitNotice | None = None
+        #: Sandboxed commands' checks owed when Echo Desk was last closed, made and told at start.
+        self._checked_after_restart: CheckedAfterRestartNotice | None = None
         # What the connected model was made from; a change reconnects.
         self._model_config: tuple[str, dict[str, ProviderSettings], LocalModelSettings] | None = None
         # Made on the loop in ``main``: asyncio loads after the first frame. A close before then is kept.
@@ -162,6 +165,7 @@ class App:
         self._watch_config_folder(self.services)
         self._tell_when_settings_are_not_saved(self.services)
         self._tell_what_was_put_aside_at_the_last_quit(self.services)
+        self._make_the_checks_owed_since_the_last_close(self.services)
         warm_up_approvals()
         freeze_start_up_objects()
 
@@ -200,6 +204,14 @@ class App:
 
             self._left_at_quit = LeftAtQuitNotice(store, self.window)
             self._left_at_quit.check()
+
+    def _make_the_checks_owed_since_the_last_close(self, services: Services) -> None:
+        if services.runtime is not None and services.runtime.owed_checks is not None:
+            from echo_desk.ui.app.checked_after_restart_notice import CheckedAfterRestartNotice
+
+            self._checked_after_restart = CheckedAfterRestartNotice(services.runtime, services.conversations,
+                                                                    self.window)
+            self._checked_after_restart.check()
 
     def _on_settings(self, settings: Settings) -> None:
         wanted = (settings.active_provider, settings.providers, settings.local_model)

@@ -282,9 +282,6 @@ class ApprovalDialog(QDialog):
         deny_row = QHBoxLayout()
         self.message_caption = QLabel()
         self.message = QLineEdit()
-        theme.styled(self.message, lambda p: f"QLineEdit {{ border: 1px solid {p.field_border}; border-radius: 2px;"
-                                             f" padding: 2px 0; background: {p.base}; }}"
-                                             f" QLineEdit:focus {{ border-color: {p.accent}; }}")
         self.message_caption.setBuddy(self.message)
         deny_row.addWidget(self.message_caption)
         deny_row.addWidget(self.message, 1)

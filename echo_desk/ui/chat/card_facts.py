@@ -97,6 +97,8 @@ class SandboxFacts:
     search_cut: bool = False
     #: Processes of the sandbox still ran when the command ended: what they left is checked later.
     checked_later: bool = False
+    #: Echo Desk was closed before it checked what the command left: checked at its next start.
+    checked_after_restart: bool = False
     #: A sandboxed MCP server's call (checked after it), not a command.
     server: bool = False
 
@@ -105,7 +107,8 @@ class SandboxFacts:
         return {"sandboxed": self.sandboxed, "domains": list(self.domains), "blocked": list(self.blocked),
                 "refused_hosts": list(self.refused_hosts), "mode": self.mode, "status": self.status,
                 "planted": [p.to_json() for p in self.planted], "search_cut": self.search_cut,
-                "checked_later": self.checked_later, "server": self.server}
+                "checked_later": self.checked_later, "server": self.server,
+                "checked_after_restart": self.checked_after_restart}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,6 +119,8 @@ class SubResult:
     error_kind: str = ""
     content: str = ""
     error: str = ""
+    #: Its sandbox's facts (what it planted, a check still to come), as its own card has them.
+    sandbox: SandboxFacts | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

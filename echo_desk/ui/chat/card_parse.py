@@ -145,6 +145,11 @@ def subtranscript_of(value: object) -> tuple[SubTranscript, tuple[Unreadable, ..
         elif isinstance(entry, dict) and isinstance(entry.get("result"), str):
             result = _sub_result(entry.get("envelope"))
             index = at.get(entry["result"])
+            if result is not None and "sandbox" in entry:  # (its sandbox's facts, as its own card's)
+                facts = sandbox_of(entry["sandbox"])
+                if facts is None:
+                    bad.append(Unreadable.of(Part.SANDBOX, entry["sandbox"]))
+                result = replace(result, sandbox=facts)
             if result is None:
                 bad.append(Unreadable.of(Part.SUB_TRANSCRIPT, entry))
             elif index is not None and isinstance(found := steps[index], SubCall):
@@ -213,7 +218,8 @@ def sandbox_of(metadata: object) -> SandboxFacts | None:
                         refused_hosts=strings("refused_hosts"), mode=str(facts.get("mode", "")),
                         status=str(facts.get("status", "")), planted=tuple(planted_of(facts.get("planted"))),
                         search_cut=facts.get("search_cut") is True, checked_later=facts.get("checked_later") is True,
-                        server=facts.get("server") is True)
+                        server=facts.get("server") is True,
+                        checked_after_restart=facts.get("checked_after_restart") is True)
 
 
 def denial_of(metadata: object) -> str | None:

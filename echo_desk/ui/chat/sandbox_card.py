@@ -99,15 +99,28 @@ def sandbox_lines(facts: SandboxFacts, palette: Palette | None = None) -> list[t
     if facts.refused_hosts:
         lines.append((_("Network refused for: {hosts} (allow a domain in Settings › Sandbox)").format(
             hosts=list_text(visible(h, one_line=True) for h in facts.refused_hosts)), p.warn))
-    lines += planted_lines(facts.planted, p, server=facts.server)
-    if facts.sandboxed and facts.checked_later:
-        lines.append((_("Processes of this command still ran in the sandbox when it ended: what they leave is "
-                        "checked, and put aside or back, when they end"), p.warn))
+    lines += what_it_left_lines(facts, p)
     if facts.sandboxed and facts.search_cut:
         from echo_desk.sandbox.repositories import MAX_FOLDERS  # rare: loaded only for this line
 
         lines.append((_("Not every folder of this workspace was searched for repositories (it has more than {count}): "
                         "a hook planted beyond them was not checked").format(count=MAX_FOLDERS), p.muted))
+    return lines
+
+
+def what_it_left_lines(facts: SandboxFacts, palette: Palette | None = None) -> list[tuple[str, str]]:
+    """``(text, colour)``: what the call planted, and that its check is still to come (the lines a
+    sub-agent's call shows in its nested card too)."""
+    p = palette or in_use()
+    lines = planted_lines(facts.planted, p, server=facts.server)
+    if facts.sandboxed and facts.checked_later:
+        lines.append((_("Processes of this command still ran in the sandbox when it ended: what they leave is "
+                        "checked, and put aside or back, when they end"), p.warn))
+    if facts.sandboxed and facts.checked_after_restart:
+        lines.append((_("Echo Desk closed before it had checked what this command left: it was checked at the "
+                        "next start, and what is said above was found") if facts.planted else
+                      _("Echo Desk closed before it had checked what this command left: it was checked at the "
+                        "next start, and nothing was found"), p.warn))
     return lines
 
 

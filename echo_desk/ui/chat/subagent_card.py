@@ -18,6 +18,7 @@ from echo_desk.common.json_text import read_json
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import _, aside, ngettext, shown
 from echo_desk.ui.chat.card_facts import SubCall, SubStep
+from echo_desk.ui.chat.sandbox_card import what_it_left_lines
 from echo_desk.ui.core.labels import status_colour, status_label
 from echo_desk.ui.core.palette import Palette, in_use
 
@@ -72,6 +73,10 @@ def _step_html(step: SubStep, title_for: Callable[[str], str], p: Palette) -> st
     elif result is not None and result.content:
         parts.append(f"<pre style='margin:0 0 0 16px; color:{p.text}; white-space:pre-wrap'>"
                      f"{_escaped(_short(result.content))}</pre>")
+    if result is not None and result.sandbox is not None:
+        # What its sandbox left, as its own card says it: its later check's account once it came.
+        parts += [f"<p style='margin:0 0 0 16px; color:{colour}'>{html.escape(text)}</p>"
+                  for text, colour in what_it_left_lines(result.sandbox, p)]
     return "".join(parts)
 
 

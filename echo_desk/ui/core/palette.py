@@ -25,7 +25,7 @@ class Palette:
     muted: str
     faint: str
     border: str
-    #: The edge of a text box: Qt's own (from ``window``) all but vanishes on the dark base.
+    #: The edge of every input field (``field_edges``): 3:1 or more against ``base`` and ``window``.
     field_border: str
     accent: str
     link: str
@@ -74,7 +74,7 @@ class Palette:
 
 LIGHT = Palette(
     name="light", window="#f6f8fa", base="#ffffff", text="#1f2328", muted="#57606a", faint="#8c959f",
-    border="#d0d7de", field_border="#afb8c1", accent="#0969da", link="#0969da", ok="#1a7f37", warn="#9a6700", danger="#cf222e",
+    border="#d0d7de", field_border="#818b98", accent="#0969da", link="#0969da", ok="#1a7f37", warn="#9a6700", danger="#cf222e",
     denied="#8250df", warn_bg="#fff8c5", warn_border="#d4a72c", danger_bg="#ffebe9", danger_text="#82071e",
     user_bubble="#ddf4ff", user_border="#b6e3ff", assistant_bubble="#ffffff", assistant_border="#ffffff",
     card="#f6f8fa", card_border="#d0d7de", code_bg="#f6f8fa", code_border="#d0d7de", inline_code_bg="#eff1f3",
@@ -86,7 +86,7 @@ LIGHT = Palette(
 
 DARK = Palette(
     name="dark", window="#161b22", base="#0d1117", text="#e6edf3", muted="#9198a1", faint="#6e7681",
-    border="#30363d", field_border="#545d68", accent="#4493f8", link="#4493f8", ok="#3fb950", warn="#d29922", danger="#f85149",
+    border="#30363d", field_border="#656c76", accent="#4493f8", link="#4493f8", ok="#3fb950", warn="#d29922", danger="#f85149",
     denied="#ab7df8", warn_bg="#3a2e05", warn_border="#9e6a03", danger_bg="#490202", danger_text="#ffa198",
     user_bubble="#122d4f", user_border="#1f6feb", assistant_bubble="#0d1117", assistant_border="#0d1117",
     card="#161b22", card_border="#30363d", code_bg="#161b22", code_border="#30363d", inline_code_bg="#262c36",
@@ -121,3 +121,14 @@ def _rgb(colour_hex: str) -> tuple[int, int, int]:
     if len(colour_hex) != 7 or colour_hex[0] != "#":
         raise ValueError(f"not a #rrggbb colour: {colour_hex!r}")
     return int(colour_hex[1:3], 16), int(colour_hex[3:5], 16), int(colour_hex[5:7], 16)
+
+
+def contrast(one: str, other: str) -> float:
+    """The WCAG 2 contrast ratio of two ``#rrggbb`` colours: 1 (the same light) to 21 (black on white)."""
+    light, dark = sorted((_luminance(one), _luminance(other)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def _luminance(colour_hex: str) -> float:
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (x / 255 for x in _rgb(colour_hex))]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]

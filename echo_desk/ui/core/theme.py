@@ -16,6 +16,7 @@ from PySide6.QtGui import QColor, QFontInfo, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
 # The palettes are plain data (no Qt): the card HTML is rendered from them without Qt.
+from echo_desk.ui.core.field_edges import field_style_sheet, install_field_edge_style
 from echo_desk.ui.core.palette import DARK as DARK
 from echo_desk.ui.core.palette import LIGHT as LIGHT
 from echo_desk.ui.core.palette import Palette as Palette
@@ -91,7 +92,11 @@ class ThemeManager(QObject):
         self.palette = resolve(self.choice)
         use(self.palette)
         if isinstance(app, QApplication):
+            # The style first (a new one polishes every widget), the sheet last: Qt polishes
+            # widgets again with the palette in place when a sheet is set.
+            install_field_edge_style(app)
             app.setPalette(qt_palette(self.palette))
+            app.setStyleSheet(field_style_sheet(self.palette))  # every field's edge (``field_edges``)
             _add_cjk_fallbacks(app)
         self.changed.emit(self.palette)
         return self.palette

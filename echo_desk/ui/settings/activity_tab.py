@@ -38,6 +38,7 @@ from echo_desk.tools.planted import Planted, planted_of
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui.core import i18n_qt, marshal, theme
 from echo_desk.ui.core.audit_text import provenance_phrase
+from echo_desk.ui.core.checked_after_restart_text import command_lines
 from echo_desk.ui.core.planted_text import planted_label, planted_tooltip, put_aside_lines
 from echo_desk.ui.core.rules_text import plain_tooltip, rule_phrase, when
 from echo_desk.ui.widgets.failure_text import say_failure
@@ -56,6 +57,7 @@ EVENT_LABELS = {
     Event.SESSION_NOT_HANDED_BACK: N_("session closed on quit"),
     Event.TOOLS_LISTED_WITHOUT: N_("tools listed without servers still starting"),
     Event.SERVER_LEFT: N_("left by the server outside its calls"),
+    Event.CHECKED_AFTER_RESTART: N_("checked after a restart"),
 }
 #: Why a session could not be handed back (the row's ``error_kind``), as the detail says it.
 HAND_BACK_FAILURES = {
@@ -206,10 +208,7 @@ class ActivityTab(QWidget):
                 label = _(DECISION_LABELS[Decision(decision)])
             else:
                 label = decision
-            # A call another MCP client made through the gateway is named by that client.
-            client = str(r.get("client") or "")
-            asked_by = (_("{client} (through MCP)").format(client=visible(display_name(client), one_line=True))
-                        if client else r["conversation_id"][:8])
+            asked_by, asked_by_whole = _from(r, event)
             decider = "" if event is not None else self._decider(r)
             # A call that planted something says so beside its verdict, as its card in the chat does.
             planted = _planted(r)
@@ -220,7 +219,7 @@ class ActivityTab(QWidget):
             cells[COL_VERDICT], cells[COL_DECIDER] = label, decider
             item = QTreeWidgetItem(cells)
             for column, whole in ((COL_TOOL, r["tool"]), (COL_VERDICT, label), (COL_DECIDER, decider),
-                                  (COL_WHO, "\n".join(t for t in (asked_by if client else "", r["conversation_id"]) if t))):
+                                  (COL_WHO, asked_by_whole)):
                 if whole:
                     item.setToolTip(column, plain_tooltip(str(whole)))
             if planted:
@@ -312,6 +311,17 @@ class ActivityTab(QWidget):
                 "came after to say so. It was put aside when the server stopped:").format(server=visible(str(record["tool"]), one_line=True),
                                              folder=visible(str(folder or ""), one_line=True)),
                 *put_aside_lines("", _planted(record))]))
+            return
+        if event is Event.CHECKED_AFTER_RESTART:
+            arguments = record.get("arguments")
+            workspace = arguments.get("workspace") if isinstance(arguments, dict) else ""
+            started = arguments.get("started") if isinstance(arguments, dict) else None
+            self.detail.setText("\n".join([
+                _("Echo Desk was closed before it had checked what call {call} ({tool}) left. It checked that at "
+                  "its next start:").format(call=visible(str(record["call_id"]), one_line=True),
+                                           tool=visible(str(record["tool"]), one_line=True)),
+                *command_lines(str(workspace or ""), _planted(record), str(record.get("error") or ""),
+                               float(started) if isinstance(started, (int, float)) else float(record["at"]))]))
             return
         if event is Event.SESSION_HANDED_BACK:
             self.detail.setText(_(
@@ -413,6 +423,35 @@ def _event(record: JsonObject) -> Event | None:
     if event in EVENT_LABELS:
         return Event(str(event))
     return None
+
+
+def _from(record: JsonObject, event: Event | None) -> tuple[str, str]:
+    """The From cell of a row and its whole text (the tooltip): the MCP client whose call came
+    through the gateway, the sandboxed server whose own row it is (what it left outside its
+    calls: no conversation asked), both when a row has both, else the chat's conversation."""
+    client = str(record.get("client") or "")
+    names = []
+    if event is Event.SERVER_LEFT:
+        server = _server_of(record)
+        if server:
+            # The name first, as an app's: a narrow column elides the end, not the name.
+            names.append(_("{server} (MCP server)").format(server=visible(server, one_line=True)))
+    if client:
+        # A call another MCP client made through the gateway is named by that client.
+        names.append(_("{client} (through MCP)").format(client=visible(display_name(client), one_line=True)))
+    conversation = str(record.get("conversation_id") or "")
+    if not names:
+        return conversation[:8], conversation
+    return " · ".join(names), "\n".join(t for t in (*names, conversation) if t)
+
+
+def _server_of(record: JsonObject) -> str:
+    """The MCP server a row names by its source (``mcp:<server>``), else by its Tool column."""
+    try:
+        server = ToolSource(str(record.get("source") or "")).server
+    except ValueError:  # a later version's kind
+        server = ""
+    return server or str(record.get("tool") or "")
 
 
 def _planted(record: JsonObject) -> list[Planted]:

@@ -42,9 +42,6 @@ class FullTextBox(QPlainTextEdit):
         self.setReadOnly(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        # A drawn edge of the frame's own width (1 px), so nothing moves; the focus still shows.
-        theme.styled(self, lambda p: f"QPlainTextEdit {{ border: 1px solid {p.field_border}; background: {p.base}; }}"
-                                     f" QPlainTextEdit:focus {{ border-color: {p.accent}; }}")
         self.footer = QWidget()
         row = QHBoxLayout(self.footer)
         row.setContentsMargins(0, 0, 0, 0)

@@ -93,7 +93,9 @@ def test_a_local_repository_at_the_other_end_counts(setup: Setup, repository: Pa
 
 @pytest.mark.parametrize("line", [
     "git push origin main", "git push", "git fetch", "git fetch origin", "git ls-remote origin",
-    "git push git@example.com:x.git main", "git push https://example.com/x.git main", "git push ../remote.git main",
+    "git push git@example.com:x.git main", "git push https://example.com/x.git main",
+    # (not ``git push ../remote.git main``: a repository named by its path is written by the push,
+    # and judged by the write rules since s301, ``test_git_file_writes``)
 ])
 def test_a_remote_the_agent_may_not_write_leaves_the_rule_in_force(setup: Setup, repository: Path,
                                                                    line: str) -> None:
@@ -126,7 +128,9 @@ def test_the_person_s_receive_hook_makes_that_repository_and_home_count(setup: S
     """A hook of the receiving repository is the person's program, as one of their own is."""
     other = tmp_path / "other.git"
     git_in(tmp_path, "init", "-q", "--bare", str(other))
-    line = f"git push {other} main"
+    # (by a remote's name: a path the line names is a folder the push writes, s301)
+    git_in(repository, "remote", "add", "other", str(other))
+    line = "git push other main"
     assert _verdict(setup, line, "~/.cache/**") is Effect.ALLOW
     hook = other / "hooks" / "post-receive"
     hook.write_text("#!/bin/sh\nexec ~/.local/bin/notify\n", encoding="utf-8")

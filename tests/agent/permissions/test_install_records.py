@@ -8,7 +8,12 @@ written here have the shapes those versions wrote.
 from __future__ import annotations
 
 import json
+import pickle
+import sys
+import types
+from collections.abc import Callable
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -22,8 +27,29 @@ from .engine_verdicts import effect_under, rule_text, writes_allowed
 BUILDS = rule_text("[meson|ninja|cmake|make|cd] **", "make -C * **") + writes_allowed("~/stage/**")
 
 
-def meson_record(build: Path, prefix: str, *, extra: dict[str, str] | None = None) -> None:
+def meson_install_data(*, script: bool = False) -> bytes:
+    """meson's ``meson-private/install.dat`` as meson 1.12 pickles it, naming the same classes
+    (what they hold is not read): with ``script``, one ``meson.add_install_script`` command."""
+    classes = {"mesonbuild.backend.backends": ("InstallData", "TargetInstallData", "InstallDataBase"),
+               "mesonbuild.utils.universal": ("FileMode",), "mesonbuild.utils.core": ("ExecutableSerialisation",)}
+    # (pickle imports each module by name: its parents must be there too)
+    packages = {".".join(m.split(".")[:k]) for m in classes for k in range(1, m.count(".") + 2)}
+    modules = {name: types.ModuleType(name) for name in packages}
+    for name, names in classes.items():
+        for class_name in names:
+            setattr(modules[name], class_name, type(class_name, (), {"__module__": name}))
+    with mock.patch.dict(sys.modules, modules):
+        made = {n: getattr(modules[m], n)() for m, names in classes.items() for n in names}
+        made["InstallData"].targets = [made["TargetInstallData"]]
+        made["InstallData"].data = [made["InstallDataBase"]]
+        made["InstallDataBase"].install_mode = made["FileMode"]
+        made["InstallData"].install_scripts = [made["ExecutableSerialisation"]] if script else []
+        return pickle.dumps(made["InstallData"])
+
+
+def meson_record(build: Path, prefix: str, *, extra: dict[str, str] | None = None, script: bool = False) -> None:
     (build / "meson-private").mkdir(parents=True)
+    (build / "meson-private" / "install.dat").write_bytes(meson_install_data(script=script))
     (build / "meson-info").mkdir()
     installed = {"/src/mproj/d.txt": f"{prefix}/share/d.txt", **(extra or {})}
     (build / "meson-info" / "intro-installed.json").write_text(json.dumps(installed))
@@ -63,7 +89,7 @@ def autotools_record(build: Path, prefix: str, *, sub: str = "datarootdir = ${pr
     (build / "lib" / "Makefile").write_text(f"{head}prefix = {prefix}\n{sub}\nsubdir = lib\n")
 
 
-RECORDS = {"meson": meson_record, "cmake": cmake_record, "autotools": autotools_record}
+RECORDS: dict[str, Callable[[Path, str], None]] = {"meson": meson_record, "cmake": cmake_record, "autotools": autotools_record}
 #: The install steps of each kind of build folder in b.
 STEPS = {
     "meson": ["meson install -C b", "meson install -Cb --no-rebuild", "cd b && meson install",
@@ -97,8 +123,8 @@ def test_a_recorded_prefix_the_agent_may_write_stays_allowed(setup: Setup, kind:
     (("meson", "install", "-C", "b"), {"DESTDIR": "~/x"}, [None]),
     (("cmake", "--build", "b", "--", "install", "DESTDIR=/x"), {}, ["/x@PREFIX@", "/x@PREFIX@/share"]),
     (("cmake", "--install", "b", "--prefix", "/p"), {}, []),  # (below /p: cmake_modes)
-    (("cmake", "--install", "b", "--prefix=/p"), {"DESTDIR": "/x"}, []),
-    (("meson", "install", "-C", "b", "--destdir", "/d"), {}, []),  # (below b/d: meson_modes)
+    (("cmake", "--install", "b", "--prefix=/p"), {"DESTDIR": "/x"}, ["/x/p"]),  # (s300)
+    (("meson", "install", "-C", "b", "--destdir", "/d"), {"DESTDIR": "/y"}, ["/d@PREFIX@", "/d@PREFIX@/share"]),
 ])
 def test_a_destdir_puts_every_recorded_folder_below_it(setup: Setup, argv: tuple[str, ...], given: dict[str, str],
                                                       expected: list[str | None]) -> None:
@@ -152,7 +178,7 @@ def test_a_destination_outside_the_prefix_counts(setup: Setup, kind: str, line: 
     assert effect_under(setup, BUILDS, line) is not Effect.ALLOW
 
 
-def _unreadable_records(build: Path, how: str) -> None:
+def _unreadable_records(build: Path, how: str, stage: str) -> None:
     build.mkdir(parents=True)
     if how == "missing":
         return
@@ -160,6 +186,12 @@ def _unreadable_records(build: Path, how: str) -> None:
         (build / "Makefile").write_text("install:\n\tcp d.txt /usr/local/share\n")
     elif how == "meson-without-info":
         (build / "meson-private").mkdir()
+    elif how == "meson-without-install-data":
+        meson_record(build, stage)
+        (build / "meson-private" / "install.dat").unlink()
+    elif how == "meson-install-data-not-a-pickle":
+        meson_record(build, stage)
+        (build / "meson-private" / "install.dat").write_bytes(b"\x80\x05not a pickle")
     elif how == "meson-broken-json":
         meson_broken(build)
     elif how == "cmake-too-big":
@@ -183,12 +215,13 @@ def meson_broken(build: Path) -> None:
 
 
 @pytest.mark.parametrize("how", ["missing", "plain-makefile", "meson-without-info", "meson-broken-json",
+                                 "meson-without-install-data", "meson-install-data-not-a-pickle",
                                  "cmake-too-big", "cmake-variable-destination", "cmake-include-outside",
                                  "autotools-unknown-variable"])
 @pytest.mark.parametrize("line", ["meson install -C b", "ninja -C b install", "make -C b install",
                                   "cmake --install b"])
 def test_a_record_the_engine_cannot_read_asks(setup: Setup, how: str, line: str) -> None:
-    _unreadable_records(setup.workspace / "b", how)
+    _unreadable_records(setup.workspace / "b", how, f"{setup.home}/stage")
     assert effect_under(setup, BUILDS, line) is not Effect.ALLOW
 
 
@@ -228,3 +261,186 @@ def test_a_build_that_installs_nothing_reads_no_record(setup: Setup, line: str) 
     (setup.workspace / "b" / "Makefile").write_text("all:\n\ttrue\n")
     (setup.workspace / "b" / "build.ninja").write_text("")
     assert effect_under(setup, BUILDS, line) is Effect.ALLOW
+
+
+#: What cmake 3.25 writes into cmake_install.cmake for an executable with an install RPATH, a
+#: versioned shared library, an export and the manifest (strip runs under install/strip only):
+#: the forms of the generator's own install code.
+_CMAKE_TARGETS = '''# Install script for directory: /src/cminst
+
+# Set the install prefix
+if(NOT DEFINED CMAKE_INSTALL_PREFIX)
+  set(CMAKE_INSTALL_PREFIX "@PREFIX@")
+endif()
+string(REGEX REPLACE "/$" "" CMAKE_INSTALL_PREFIX "${CMAKE_INSTALL_PREFIX}")
+
+# Set the install configuration name.
+if(NOT DEFINED CMAKE_INSTALL_CONFIG_NAME)
+  if(BUILD_TYPE)
+    string(REGEX REPLACE "^[^A-Za-z0-9_]+" ""
+           CMAKE_INSTALL_CONFIG_NAME "${BUILD_TYPE}")
+  else()
+    set(CMAKE_INSTALL_CONFIG_NAME "")
+  endif()
+  message(STATUS "Install configuration: \\"${CMAKE_INSTALL_CONFIG_NAME}\\"")
+endif()
+
+if(NOT DEFINED CMAKE_OBJDUMP)
+  set(CMAKE_OBJDUMP "/usr/bin/objdump")
+endif()
+
+if(CMAKE_INSTALL_COMPONENT STREQUAL "Unspecified" OR NOT CMAKE_INSTALL_COMPONENT)
+  foreach(file
+      "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/lib/libl.so.1.2.3"
+      "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/lib/libl.so.1"
+      )
+    if(EXISTS "${file}" AND
+       NOT IS_SYMLINK "${file}")
+      file(RPATH_CHECK
+           FILE "${file}"
+           RPATH "$ORIGIN")
+    endif()
+  endforeach()
+  file(INSTALL DESTINATION "${CMAKE_INSTALL_PREFIX}/lib" TYPE SHARED_LIBRARY FILES
+    "@BUILD@/libl.so.1.2.3"
+    "@BUILD@/libl.so.1"
+    )
+  foreach(file
+      "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/lib/libl.so.1.2.3"
+      "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/lib/libl.so.1"
+      )
+    if(EXISTS "${file}" AND
+       NOT IS_SYMLINK "${file}")
+      file(RPATH_CHANGE
+           FILE "${file}"
+           OLD_RPATH ":::::::"
+           NEW_RPATH "$ORIGIN")
+      if(CMAKE_INSTALL_DO_STRIP)
+        execute_process(COMMAND "/usr/bin/strip" "${file}")
+      endif()
+    endif()
+  endforeach()
+endif()
+
+if(CMAKE_INSTALL_COMPONENT STREQUAL "Unspecified" OR NOT CMAKE_INSTALL_COMPONENT)
+  file(INSTALL DESTINATION "${CMAKE_INSTALL_PREFIX}/bin" TYPE EXECUTABLE FILES "@BUILD@/p")
+  if(EXISTS "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/bin/p" AND
+     NOT IS_SYMLINK "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/bin/p")
+    if(CMAKE_INSTALL_DO_STRIP)
+      execute_process(COMMAND "/usr/bin/strip" "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/bin/p")
+    endif()
+  endif()
+endif()
+
+if(CMAKE_INSTALL_COMPONENT STREQUAL "Unspecified" OR NOT CMAKE_INSTALL_COMPONENT)
+  if(EXISTS "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/lib/cmake/p/pt.cmake")
+    file(DIFFERENT _cmake_export_file_changed FILES
+         "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/lib/cmake/p/pt.cmake"
+         "@BUILD@/CMakeFiles/Export/b1e8/pt.cmake")
+    if(_cmake_export_file_changed)
+      file(GLOB _cmake_old_config_files "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/lib/cmake/p/pt-*.cmake")
+      if(_cmake_old_config_files)
+        string(REPLACE ";" ", " _cmake_old_config_files_text "${_cmake_old_config_files}")
+        message(STATUS "Old export file will be replaced.  Removing files [${_cmake_old_config_files_text}].")
+        unset(_cmake_old_config_files_text)
+        file(REMOVE ${_cmake_old_config_files})
+      endif()
+      unset(_cmake_old_config_files)
+    endif()
+    unset(_cmake_export_file_changed)
+  endif()
+  file(INSTALL DESTINATION "${CMAKE_INSTALL_PREFIX}/lib/cmake/p" TYPE FILE FILES "@BUILD@/CMakeFiles/Export/b1e8/pt.cmake")
+endif()
+
+if(NOT CMAKE_INSTALL_LOCAL_ONLY)
+  include("@BUILD@/sub/cmake_install.cmake")
+endif()
+
+if(CMAKE_INSTALL_COMPONENT)
+  set(CMAKE_INSTALL_MANIFEST "install_manifest_${CMAKE_INSTALL_COMPONENT}.txt")
+else()
+  set(CMAKE_INSTALL_MANIFEST "install_manifest.txt")
+endif()
+
+string(REPLACE ";" "\\n" CMAKE_INSTALL_MANIFEST_CONTENT
+       "${CMAKE_INSTALL_MANIFEST_FILES}")
+file(WRITE "@BUILD@/${CMAKE_INSTALL_MANIFEST}"
+     "${CMAKE_INSTALL_MANIFEST_CONTENT}")
+'''
+
+#: The project's own install code as cmake writes it into cmake_install.cmake (s300), each of which
+#: ran or wrote under ``cmake --install`` (cmake 3.25, bash and dash), and forms no generator writes.
+PROJECT_CODE = {
+    "install-code": "execute_process(COMMAND touch @HOME@/pwned)",
+    "install-script": 'include("@HOME@/stage/extra.cmake")',
+    "file-write": 'file(WRITE "@HOME@/.bashrc" "x")',
+    "manifest-elsewhere": 'file(WRITE "@HOME@/${CMAKE_INSTALL_MANIFEST}" "${CMAKE_INSTALL_MANIFEST_CONTENT}")',
+    "manifest-of-other-words": 'file(WRITE "@BUILD@/${CMAKE_INSTALL_MANIFEST}" "exec x")',
+    "other-file-in-the-build-folder": 'file(WRITE "@BUILD@/build.ninja" "${CMAKE_INSTALL_MANIFEST_CONTENT}")',
+    "file-copy": 'file(COPY "/src/cminst/d.txt" DESTINATION "@HOME@")',
+    "strip-of-the-agent": 'execute_process(COMMAND "@HOME@/stage/strip" "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/bin/p")',
+    "destdir-changed": 'set(ENV{DESTDIR} "/")',
+    "prefix-set-again": 'set(CMAKE_INSTALL_PREFIX "@HOME@")',
+    "prefix-changed": 'string(REPLACE "stage" ".ssh" CMAKE_INSTALL_PREFIX "${CMAKE_INSTALL_PREFIX}")',
+    "manifest-renamed": 'set(CMAKE_INSTALL_MANIFEST "../../.bashrc")',
+    "a-loop-of-its-own": "foreach(f a b)\nendforeach()",
+    "a-function": "function(f)\nendfunction()",
+    "bracket-argument": "message([[x]])",
+    "bracket-comment": "#[[ a comment ]]",
+}
+
+
+#: The local manifest cmake 3.27 and later writes in each build folder (``install/local``).
+_LOCAL_MANIFEST = ('if(CMAKE_INSTALL_LOCAL_ONLY)\n  file(WRITE "@BUILD@/sub/install_local_manifest.txt"\n'
+                   '     "${CMAKE_INSTALL_MANIFEST_CONTENT}")\nendif()')
+
+
+def _cmake_generated(build: Path, prefix: str, code: str | None = None) -> None:
+    """A build folder as cmake 3.25 configures it (with a later cmake's local manifest), then
+    ``code`` (the local manifest when none) as the project's install code lands in it."""
+    code = _LOCAL_MANIFEST.replace("@BUILD@", str(build)) if code is None else code
+    cmake_record(build, prefix)
+    (build / "cmake_install.cmake").write_text(_CMAKE_TARGETS.replace("@PREFIX@", prefix).replace("@BUILD@", str(build)))
+    with open(build / "sub" / "cmake_install.cmake", "a") as script:
+        script.write(f"\nif(CMAKE_INSTALL_COMPONENT STREQUAL \"Unspecified\" OR NOT CMAKE_INSTALL_COMPONENT)\n"
+                     f"  {code}\nendif()\n")
+
+
+@pytest.mark.parametrize("line", ["cmake --install b", "make -C b install", "ninja -C b install",
+                                  "cmake --build b --target install/strip", "cmake --install b --strip"])
+def test_cmake_s_own_install_code_stays_allowed(setup: Setup, line: str) -> None:
+    """(the generator's commands for targets, libraries, exports, strip and the manifest)"""
+    _cmake_generated(setup.workspace / "b", f"{setup.home}/stage")
+    assert effect_under(setup, BUILDS, line) is Effect.ALLOW
+
+
+def test_cmake_s_own_install_code_is_read_for_its_folders(setup: Setup) -> None:
+    build = setup.workspace / "b"
+    _cmake_generated(build, f"{setup.home}/stage")
+    stage = f"{setup.home}/stage"
+    assert install_records.recorded(build) == [f"{stage}/lib", f"{stage}/bin", f"{stage}/lib/cmake/p", stage,
+                                               f"{stage}/share"]
+
+
+@pytest.mark.parametrize("code", PROJECT_CODE)
+@pytest.mark.parametrize("line", ["cmake --install b", "make -C b install", "ninja -C b install"])
+def test_a_project_s_install_code_asks(setup: Setup, code: str, line: str) -> None:
+    """install(CODE …) and install(SCRIPT …) run what they say under a rule naming the build tool
+    (execute_process ran touch, the included script wrote a file: cmake 3.25, bash and dash):
+    any command the reader does not know as the generator's makes the line ask (s300)."""
+    build = setup.workspace / "b"
+    _cmake_generated(build, f"{setup.home}/stage",
+                     PROJECT_CODE[code].replace("@HOME@", str(setup.home)).replace("@BUILD@", str(build)))
+    assert effect_under(setup, BUILDS, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["meson install -C b", "ninja -C b install", "cd b && meson install --no-rebuild",
+                                  "cd b && meson install --destdir @HOME@/stage/d"])
+def test_a_meson_install_script_asks(setup: Setup, line: str) -> None:
+    """meson.add_install_script lands in meson-private/install.dat, and meson install ran it
+    (meson 1.12, bash and dash), --destdir or not: no record says where it writes (s300)."""
+    meson_record(setup.workspace / "b", f"{setup.home}/stage", script=True)
+    assert effect_under(setup, BUILDS, line.replace("@HOME@", str(setup.home))) is not Effect.ALLOW
+    meson_record(setup.workspace / "c", f"{setup.home}/stage")
+    # (the same install without the script)
+    assert effect_under(setup, BUILDS, line.replace("@HOME@", str(setup.home)).replace(" b", " c")) is Effect.ALLOW

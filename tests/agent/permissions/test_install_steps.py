@@ -110,7 +110,6 @@ def test_a_staged_install_given_by_env_is_judged_by_the_write_rules(setup: Setup
 
 @pytest.mark.parametrize("line", [
     "env DESTDIR=@HOME@/stage ninja -C b",  # (no install step: a variable the engine does not read)
-    "env DESTDIR=@HOME@/stage cmake --install b --prefix @HOME@/stage/p",  # (not joined to the prefix here)
     "env DESTDIR=@HOME@/stage make -C b install DESTDIR=@HOME@/stage",  # (make's own wins)
     "env DESTDIR=@HOME@/stage PYTHONPATH=@HOME@/stage ninja -C b install",
 ])
@@ -123,3 +122,44 @@ def test_a_staged_install_needs_a_rule_naming_the_variable(setup: Setup) -> None
     cmake_record(setup.workspace / "b", "/usr/local")
     rules = BUILDS + writes_allowed("~/stage/**")
     assert effect_under(setup, rules, f"env DESTDIR={setup.home}/stage ninja -C b install") is not Effect.ALLOW
+
+
+@pytest.mark.parametrize(("line", "elsewhere"), [
+    ("env DESTDIR=@HOME@/stage cmake --install b --prefix /usr", ["@HOME@", "@HOME@/stage/.."]),
+    ("env DESTDIR=@HOME@/stage cmake --install b --prefix=/opt/p", ["@HOME@", "@HOME@/stage/l"]),
+    ("env DESTDIR=@HOME@/stage cmake --install b --prefix /../..", []),
+])
+def test_a_staged_install_below_a_prefix_the_line_names(setup: Setup, line: str, elsewhere: list[str]) -> None:
+    """``env DESTDIR=D cmake --install b --prefix P`` wrote only below D/P (and the build
+    folder's manifest), reading nothing there or in P (strace, cmake 3.25, bash and dash, s300):
+    judged as writing below D/P and D/<each absolute destination>, not below P."""
+    cmake_record(setup.workspace / "b", "/usr/local")
+    (setup.home / "stage").mkdir()
+    (setup.home / "stage" / "l").symlink_to(setup.home)
+    filled = line.replace("@HOME@", str(setup.home))
+    assert effect_under(setup, STAGED, filled) is (Effect.ALLOW if elsewhere else None)
+    for hostile in elsewhere:
+        wider = line.replace("@HOME@/stage", hostile).replace("@HOME@", str(setup.home))
+        assert effect_under(setup, STAGED, wider) is not Effect.ALLOW, wider
+
+
+def test_a_staged_install_keeps_an_absolute_destination_below_destdir(setup: Setup) -> None:
+    """(``install(FILES … DESTINATION /abs)`` goes to D/abs whatever --prefix says)"""
+    cmake_record(setup.workspace / "b", "/usr/local", destination=str(setup.home))
+    rules = STAGED
+    assert effect_under(setup, rules, f"env DESTDIR={setup.home}/stage cmake --install b --prefix /usr") is Effect.ALLOW
+    assert effect_under(setup, rules, f"env DESTDIR={setup.home}/stage/.. cmake --install b --prefix "
+                                      f"{setup.home}/stage") is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["env DESTDIR=@HOME@ meson install -C b --destdir @HOME@/stage",
+                                  "env DESTDIR=/ meson install -C b --destdir=@HOME@/stage/y",
+                                  "cd b && env DESTDIR=@HOME@ meson install --destdir @HOME@/stage/x"])
+def test_meson_s_destdir_leaves_the_environment_s_aside(setup: Setup, line: str) -> None:
+    """``meson install --destdir D`` with DESTDIR=E in its environment wrote below D alone and
+    opened nothing below E (strace, meson 1.12, bash and dash, s300): E names nothing there."""
+    meson_record(setup.workspace / "b", "/usr/local")
+    assert effect_under(setup, STAGED, line.replace("@HOME@", str(setup.home))) is Effect.ALLOW
+    # (the folder --destdir names is still judged by the write rules)
+    wider = line.replace("@HOME@/stage", "@HOME@").replace("@HOME@", str(setup.home))
+    assert effect_under(setup, STAGED, wider) is not Effect.ALLOW, wider

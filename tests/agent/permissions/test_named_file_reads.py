@@ -70,3 +70,59 @@ def test_a_rule_naming_what_the_glob_may_match_still_asks(setup: Setup, denied: 
     _workspace(setup)
     rules = rule_text(READERS) + rule_text(denied, effect="deny", tool="read")
     assert effect_under(setup, rules, line) is not Effect.ALLOW
+
+
+#: s302: a bare ``*`` may expand to an option (a file named ``-r`` makes ``grep KEY *`` recurse
+#: through a link given as an operand: hostile corpus), so it asks; after a ``--`` that follows
+#: only flags taking no value, every match is a file to read (``wc -l -- *`` with files named
+#: ``--files0-from=l`` and ``-n`` counted them: strace, coreutils 9.1, grep 3.8, bash and dash).
+@pytest.mark.parametrize("line", [
+    "cat -- *", "wc -l -- *", "head -- *", "tail -q -- *", "grep -n -- KEY *", "grep -- KEY *", "md5sum -- *",
+    "cat -n -- * ./*", "tac -- *", "sha256sum -- *",
+])
+def test_a_bare_glob_after_double_dash_is_read_as_files(setup: Setup, line: str) -> None:
+    _workspace(setup)
+    assert effect_under(setup, DENIED, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "cat *", "wc -l *", "head *", "grep KEY *",  # (no `--`: a match may be an option)
+    "cat * --", "head -n -- *", "grep -e -- KEY *",  # (before it; or an option's value)
+    "tail -f -- *", "wc --lines -- *", "cat -- */*",  # (an option not read here; a match below a folder)
+    "grep -r -- KEY *", "md5sum -c -- *", "nl -- *",  # (recursive; names read from the files; not listed)
+])
+def test_its_neighbours_still_ask(setup: Setup, line: str) -> None:
+    _workspace(setup)
+    assert effect_under(setup, DENIED, line) is not Effect.ALLOW
+
+
+#: s310: head, tail and grep read the words before the ``--`` by their option tables
+#: (``program_options``: coreutils 9.1, grep 3.8), values and long-option prefixes included, so
+#: an option taking a value may stand there: the ``--`` after it ends the options, every match is
+#: a file (strace, bash and dash, with files named ``-r``, ``-n``, ``--files0-from=l`` planted).
+@pytest.mark.parametrize("line", [
+    "head -n 3 -- *", "head -n3 -- *", "head --lines=3 -- *", "head --lines 3 -- *", "head --li 3 -- *",
+    "head -c 100 -qv -- *", "tail -n +2 -- *", "tail -n +2 -- *.txt", "tail --bytes=-5 -z -- *",
+    "grep -n -e TODO -- *", "grep -i --color=never -- KEY *", "grep --colo=never -e KEY -e x -- *",
+    "grep -m 1 -A 2 -B1 -C 3 -- KEY *", "grep --include='*.py' -e KEY -- *", "grep -d skip -- KEY *",
+    "grep -D skip --exclude='*.log' --label=x -- KEY *", "grep --group-separator=-- -e KEY -- *",
+])
+def test_an_option_taking_a_value_before_double_dash(setup: Setup, line: str) -> None:
+    _workspace(setup)
+    assert effect_under(setup, DENIED, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "head -n -- *", "head --lines -- *", "grep -e -- KEY *", "grep -f -- KEY *",  # (the -- is the value)
+    "head -5 -- *", "head -3c -- *", "grep -n5 -- KEY *", "head --nope=3 -- *", "tail ---presume-input-pipe -- *",
+    "tail --s 1 -- *",  # (not in the table; ambiguous: --silent, --sleep-interval)
+    "tail -f -- *", "tail -F -- *", "tail --follow=name -- *", "tail --retry -- *", "tail --pid 1 -f -- *",
+    "head -n $N -- *", "head $OPT -- *", "grep -e KEY a.txt -- *",  # (known when it runs; an operand before)
+    "grep -f src/main.py -- *", "grep -fsrc/main.py -- *", "grep --file=src/main.py -- *",  # (reads the denied file)
+    "grep --fi src/main.py -- *", "grep --exclude-from=src/main.py -- KEY *", "grep --exclude-f=src/main.py -- KEY *",
+    "grep -r -- KEY *", "grep -R -- KEY *", "grep --deref -- KEY *", "grep --rec -- KEY *",  # (recursive)
+    "grep -d recurse -- KEY *", "grep -drec -- KEY *", "grep --dir=recurse -- KEY *", "grep --directories rec -- KEY *",
+])
+def test_its_neighbours_with_values_still_ask(setup: Setup, line: str) -> None:
+    _workspace(setup)
+    assert effect_under(setup, DENIED, line) is not Effect.ALLOW

@@ -22,6 +22,7 @@ from echo_desk.ui.approval.approval_dialog import ApprovalDialog
 from echo_desk.ui.approval.host import QtHost
 from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.core.mnemonics import without_mnemonic
+from echo_desk.ui.core.palette import contrast
 from tests.ui.conftest import next_emission, within
 from tests.ui.mnemonic_letters import mnemonic
 
@@ -220,14 +221,7 @@ def test_alt_w_in_the_sub_agent_dialog_goes_to_what_the_agent_asked_for(
 
 
 def _contrast(one: QColor, other: QColor) -> float:
-    """The WCAG contrast ratio of two colours (1: the same light, 21: black on white)."""
-    def luminance(colour: QColor) -> float:
-        channels = [c / 255 for c in (colour.red(), colour.green(), colour.blue())]
-        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-    light, dark = sorted((luminance(one), luminance(other)), reverse=True)
-    return (light + 0.05) / (dark + 0.05)
+    return contrast(one.name(), other.name())
 
 
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
@@ -235,8 +229,8 @@ def _contrast(one: QColor, other: QColor) -> float:
 def test_the_dialogs_text_boxes_have_an_edge_that_shows_in_both_themes(
         qtbot, choice: str, language: str) -> None:
     """Qt draws the edge of Targets, Arguments and the message from the window colour, which all
-    but vanished on the dark base: they draw their own, as wide as Qt's (nothing moves), in the
-    accent colour while they have the focus."""
+    but vanished on the dark base: the theme's field edge (``field_edges``) is as wide as Qt's
+    (nothing moves), 3:1 against what is on either side, the accent colour with the focus."""
     from PySide6.QtWidgets import QLineEdit, QPlainTextEdit
 
     palette = theme.apply_theme(choice)
@@ -261,7 +255,7 @@ def test_the_dialogs_text_boxes_have_an_edge_that_shows_in_both_themes(
 
             inside = box.grab().toImage().pixelColor(box.width() // 2, 2)
             assert inside == QColor(palette.base)
-            assert _contrast(edge(), inside) >= 1.8 and _contrast(edge(), QColor(palette.window)) >= 1.8, (
+            assert _contrast(edge(), inside) >= 3 and _contrast(edge(), QColor(palette.window)) >= 3, (
                 box.accessibleName(), edge().name())
             box.setFocus(Qt.FocusReason.TabFocusReason)
             qtbot.waitUntil(lambda edge=edge: edge() == QColor(palette.accent))

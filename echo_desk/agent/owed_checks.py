@@ -1,0 +1,79 @@
+"""At a start: the checks of sandboxed commands that the last Echo Desk process owed when it was
+killed, or quit before a late check ended (``store.owed_checks``), made now.
+
+Each is made from its kept snapshot (``sandbox.owed``), kept as made in its store (so a second
+kill before the person is told does not make it again), recorded in the audit log, and written
+into its call's saved message, whose card then says what was found and that it was found after a
+restart. The person is told by whoever shows ``OwedChecksStore.untold()`` (the app's notice).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from echo_desk.sandbox import owed as sandbox_owed
+from echo_desk.store.audit import AuditLog, checked_after_restart
+from echo_desk.store.conversations import ConversationStore
+from echo_desk.store.owed_checks import OwedCheck, OwedChecksStore
+from echo_desk.tools.planted import Planted
+
+log = logging.getLogger(__name__)
+
+#: The stored card's sandbox facts say the check was made at a start (``ui.chat.card_parse``).
+CHECKED_AFTER_RESTART_KEY = "checked_after_restart"
+
+
+def make_owed_checks(owed: OwedChecksStore, audit: AuditLog, conversations: ConversationStore | None = None) -> int:
+    """Make every owed check whose process is gone; how many were made (or found impossible)."""
+    checks = owed.owed()
+    for check in checks:
+        planted, error = _check(check)
+        owed.checked(check.id, [p.to_json() for p in planted], error)
+        try:
+            audit.append(checked_after_restart(conversation_id=check.conversation_id, call_id=check.call_id,
+                                               tool=check.tool, workspace=check.workspace, started=check.at,
+                                               planted=planted,
+                                               error=error, at=time.time()))
+        except Exception:  # the notice still tells it
+            log.exception("the check owed for call %s could not be recorded in the audit log", check.call_id)
+        if conversations is not None and check.conversation_id:
+            try:
+                _update_card(conversations, check, planted)
+            except Exception:
+                log.exception("the saved message of call %s could not be brought up to date", check.call_id)
+    return len(checks)
+
+
+def _check(check: OwedCheck) -> tuple[tuple[Planted, ...], str]:
+    try:
+        planted = sandbox_owed.check_owed(check.snapshot)
+    except sandbox_owed.UnreadableSnapshot as exc:
+        log.warning("the check owed for call %s could not be made: its snapshot does not read back (%s)",
+                    check.call_id, exc)
+        return (), f"its snapshot could not be read back ({exc})"
+    except Exception as exc:  # one bad check must not keep the others or the start from happening
+        log.exception("the check owed for call %s failed", check.call_id)
+        return (), f"the check failed ({type(exc).__name__}: {exc})"
+    log.warning("the check owed for call %s was made after a restart; put aside or back: %s", check.call_id,
+                "; ".join(f"{p.shown} ({p.change.value})" for p in planted) or "nothing")
+    return planted, ""
+
+
+def _update_card(conversations: ConversationStore, check: OwedCheck, planted: Sequence[Planted]) -> None:
+    """The call's saved message (when it was saved: a kill while the command ran leaves none)
+    says what the check found, as the card of a check made at once would, and when it was made."""
+    found = conversations.tool_envelope(check.conversation_id, check.call_id)
+    if found is None:
+        return
+    node, envelope = found
+    sandbox: Any = envelope.get("sandbox")
+    if not isinstance(sandbox, dict):
+        return
+    workspace = check.workspace
+    entries = [p.to_json() if p.workspace else {**p.to_json(), "workspace": workspace} for p in planted]
+    envelope = {**envelope, "sandbox": {**sandbox, "planted": entries, "checked_later": False,
+                                        CHECKED_AFTER_RESTART_KEY: True}}
+    conversations.replace_envelope(check.conversation_id, node, envelope)

@@ -1,0 +1,193 @@
+"""Checks of sandboxed commands that Echo Desk owes: written before each command starts, removed
+once its check was made, so that one a kill or a quit cut short is made at the next start.
+
+A check is owed from just before a sandboxed command starts until what it left has been compared
+with the snapshot taken before it (``sandbox.owed``). Echo Desk killed meanwhile (SIGKILL, a
+power cut), or quitting while a late check still waits for its sandbox, leaves the row ``owed``:
+the next start makes the check from the kept snapshot, keeps what it found here (``checked``)
+and tells the person; once told, the row goes (the audit log keeps what was found). The row names the process that owed it
+(its id and start time), so that a start never makes the check of a command still running in
+another Echo Desk process (the CLI).
+
+SQLite, private, in the data folder; each row is written with ``synchronous=FULL``, so that a
+power cut right after the command started does not lose it, and a removed row's pages are
+overwritten (``secure_delete``: its snapshot holds copies of workspace files). Plain values: the found entries are
+``tools.planted.Planted.to_json()``'s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from echo_desk.common.json_text import read_json
+from echo_desk.common.storable import storable
+from echo_desk.store.private import connect_private
+
+log = logging.getLogger(__name__)
+
+OWED_CHECKS_FILE = "owed_checks.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS owed_checks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at REAL NOT NULL,
+    owner TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    call_id TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    workspace TEXT NOT NULL,
+    snapshot BLOB,
+    state TEXT NOT NULL DEFAULT 'owed',
+    checked_at REAL,
+    planted TEXT NOT NULL DEFAULT '[]',
+    error TEXT NOT NULL DEFAULT ''
+);
+"""
+
+
+@dataclass(frozen=True)
+class OwedCheck:
+    """One command's check still owed: which call, in which workspace, and its snapshot."""
+
+    id: int
+    at: float
+    conversation_id: str
+    call_id: str
+    tool: str
+    #: The workspace (or the first of several) the command ran in.
+    workspace: str
+    snapshot: bytes
+
+
+@dataclass(frozen=True)
+class CheckedAfterRestart:
+    """An owed check made at a start: when the command started, which call, what was found."""
+
+    id: int
+    at: float
+    checked_at: float
+    conversation_id: str
+    call_id: str
+    tool: str
+    workspace: str
+    planted: tuple[Mapping[str, Any], ...]
+    #: Why no check could be made ('' when it was made).
+    error: str
+
+
+def this_process() -> str:
+    """This process as a row's owner: its id and start time (an id alone is reused)."""
+    return f"{os.getpid()}:{_start_time(os.getpid())}"
+
+
+def _start_time(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return ""
+    fields = data[data.rfind(b")") + 2:].split()
+    return fields[19].decode() if len(fields) > 19 else ""
+
+
+def _still_running(owner: str) -> bool:
+    """The process that owes the check still runs (this one included: its commands are under way)."""
+    pid_text, _, started = owner.partition(":")
+    try:
+        pid = int(pid_text)
+    except ValueError:
+        return False
+    return bool(started) and _start_time(pid) == started
+
+
+class OwedChecksStore:
+    """Opened for each use (a row per sandboxed command, read once at a start)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        conn = connect_private(self.path, timeout=10)
+        try:
+            conn.execute("PRAGMA synchronous=FULL")
+            # A snapshot holds copies of workspace files (a ``.git/config`` may name a token):
+            # the pages of a removed row are overwritten, not left in the file.
+            conn.execute("PRAGMA secure_delete=ON")
+            conn.executescript(_SCHEMA)
+            with conn:
+                yield conn
+        finally:
+            conn.close()
+
+    def owe(self, *, conversation_id: str, call_id: str, tool: str, workspace: str, snapshot: bytes) -> int:
+        """Keep one command's check as owed (call before the command starts); its row's id."""
+        with self._connection() as conn:
+            cursor = conn.execute(
+                "INSERT INTO owed_checks (at, owner, conversation_id, call_id, tool, workspace, snapshot)"
+                " VALUES (?,?,?,?,?,?,?)", (time.time(), this_process(), storable(conversation_id),
+                                            storable(call_id), storable(tool), storable(workspace), snapshot))
+        return int(cursor.lastrowid or 0)
+
+    def settle(self, check_id: int) -> None:
+        """The check was made while the command's process still ran: nothing is owed."""
+        with self._connection() as conn:
+            conn.execute("DELETE FROM owed_checks WHERE id = ? AND state = 'owed'", (check_id,))
+
+    def owed(self) -> list[OwedCheck]:
+        """The checks owed by processes that no longer run, oldest first (none, without opening a
+        database that is not there)."""
+        if not self.path.exists():
+            return []
+        with self._connection() as conn:
+            rows = conn.execute("SELECT id, at, owner, conversation_id, call_id, tool, workspace, snapshot"
+                                " FROM owed_checks WHERE state = 'owed' ORDER BY id").fetchall()
+        return [OwedCheck(id, at, conversation, call, tool, workspace, bytes(snapshot or b""))
+                for id, at, owner, conversation, call, tool, workspace, snapshot in rows
+                if not _still_running(owner)]
+
+    def checked(self, check_id: int, planted: Sequence[Mapping[str, Any]], error: str = "") -> None:
+        """The owed check was made (``error``: it could not be): kept until told; its snapshot goes."""
+        text = json.dumps(storable([dict(p) for p in planted]), ensure_ascii=False)
+        with self._connection() as conn:
+            conn.execute("UPDATE owed_checks SET state = 'checked', checked_at = ?, planted = ?, error = ?,"
+                         " snapshot = NULL WHERE id = ?", (time.time(), text, storable(error), check_id))
+
+    def untold(self) -> list[CheckedAfterRestart]:
+        """The checks made after a restart that the person has not been shown yet, oldest first."""
+        if not self.path.exists():
+            return []
+        try:
+            with self._connection() as conn:
+                rows = conn.execute("SELECT id, at, checked_at, conversation_id, call_id, tool, workspace, planted,"
+                                    " error FROM owed_checks WHERE state = 'checked' ORDER BY id").fetchall()
+        except sqlite3.Error:
+            log.exception("the checks made after a restart could not be read")
+            return []
+        return [CheckedAfterRestart(id, at, checked_at or at, conversation, call, tool, workspace, _entries(planted),
+                                    error)
+                for id, at, checked_at, conversation, call, tool, workspace, planted, error in rows]
+
+    def mark_told(self, ids: Iterable[int]) -> None:
+        """The person has been shown these (the audit log keeps them): their rows go."""
+        wanted = [(i,) for i in ids]
+        if wanted:
+            with self._connection() as conn:
+                conn.executemany("DELETE FROM owed_checks WHERE id = ? AND state = 'checked'", wanted)
+
+
+def _entries(text: str) -> tuple[Mapping[str, Any], ...]:
+    try:
+        value = read_json(text)
+    except ValueError:
+        return ()
+    return tuple(item for item in value if isinstance(item, dict)) if isinstance(value, list) else ()

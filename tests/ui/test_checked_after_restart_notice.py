@@ -1,0 +1,212 @@
+"""At start-up the app makes the checks of sandboxed commands that Echo Desk owed when it was
+last closed, and one notice says that they were made only now, after a restart, and what each
+found (every full path); the Activity page and the call's card say it too, in both languages."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
+
+from echo_desk.runtime import Runtime
+from echo_desk.store.audit import AuditLog, checked_after_restart
+from echo_desk.tools.planted import Change, Planted
+from echo_desk.ui.app.checked_after_restart_notice import CheckedAfterRestartNotice, checked_after_restart_box
+from echo_desk.ui.app.start_notice_box import LEAST_WIDTH_CHARS
+from echo_desk.ui.chat.card_facts import SandboxFacts
+from echo_desk.ui.chat.sandbox_card import sandbox_html, sandbox_lines
+from echo_desk.ui.core import i18n_qt
+from echo_desk.ui.settings.activity_tab import COL_VERDICT, ActivityTab
+from tests.owed_check_helpers import owed_by_a_gone_process, snapshot_of
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+SHOTS = os.environ.get("S304_SCREENSHOTS")  # a file prefix: screenshots of what is shown
+
+
+def _owed_hook(tmp_path: Path) -> tuple[Runtime, Path]:
+    """A runtime whose store holds a check owed by a gone process, whose command planted a hook."""
+    workspace, home = tmp_path / "project", tmp_path / "home"
+    home.mkdir()
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    runtime = Runtime.create(data_dir=tmp_path / "data", with_builtins=False, with_plugins=False)
+    assert runtime.owed_checks is not None
+    runtime.owed_checks.owe(conversation_id="c", call_id="call-1", tool="run_command", workspace=str(workspace),
+                            snapshot=snapshot_of(workspace, home, tmp_path / "data" / "put-aside"))
+    owed_by_a_gone_process(runtime.owed_checks)
+    hook = workspace / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho planted\n")
+    return runtime, hook
+
+
+def test_the_notice_says_the_check_was_made_after_a_restart_and_names_what_it_found(qtbot: Any, tmp_path: Path) -> None:
+    i18n_qt.apply_language("en")
+    runtime, hook = _owed_hook(tmp_path)
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    try:
+        notice = CheckedAfterRestartNotice(runtime, None, parent)
+        notice.check()
+        qtbot.waitUntil(lambda: notice.box is not None and notice.box.isVisible(), timeout=10000)
+        assert notice.box is not None and not hook.exists()
+        assert "It checked that now, at this start." in notice.box.text()
+        text = notice.box.informativeText()
+        assert f"in {tmp_path / 'project'} had left what would run code later" in text
+        assert f"{hook} (new: put aside)" in text and "kept, never run, at " in text
+        for label in (x for x in notice.box.findChildren(QLabel) if x.isVisible() and x.text()):
+            # the reading width of every start-up notice (``start_notice_box``), not a narrow column
+            assert label.width() >= min(LEAST_WIDTH_CHARS * label.fontMetrics().averageCharWidth(),
+                                        notice.box.screen().availableGeometry().width() * 3 // 4), label.text()
+        assert runtime.owed_checks is not None
+        store = runtime.owed_checks
+        notice.box.button(QMessageBox.StandardButton.Ok).click()
+        qtbot.waitUntil(lambda: store.untold() == [], timeout=5000)
+        again = CheckedAfterRestartNotice(runtime, None, parent)
+        again.check()
+        qtbot.waitUntil(lambda: again.done, timeout=10000)
+        assert again.box is None
+    finally:
+        runtime.close()
+
+
+def test_nothing_owed_shows_nothing_and_makes_no_database(qtbot: Any, tmp_path: Path) -> None:
+    runtime = Runtime.create(data_dir=tmp_path / "data", with_builtins=False, with_plugins=False)
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    try:
+        notice = CheckedAfterRestartNotice(runtime, None, parent)
+        notice.check()
+        qtbot.waitUntil(lambda: notice.done, timeout=10000)
+        assert notice.box is None and runtime.owed_checks is not None and not runtime.owed_checks.path.exists()
+    finally:
+        runtime.close()
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_notice_the_activity_row_and_the_card_in_both_languages(qtbot: Any, tmp_path: Path, language: str) -> None:
+    runtime, hook = _owed_hook(tmp_path)
+    try:
+        runtime.make_owed_checks()
+        assert runtime.owed_checks is not None
+        records = runtime.owed_checks.untold()
+    finally:
+        runtime.close()
+    i18n_qt.apply_language(language)
+    try:
+        box = checked_after_restart_box(records, None)
+        qtbot.addWidget(box)
+        box.show()
+        qtbot.waitExposed(box)
+        if language == "zh_CN":
+            assert CJK.search(box.windowTitle()) and CJK.search(box.text())
+            assert all(CJK.search(line) for line in box.informativeText().splitlines()
+                       if line.strip() and not line.strip().startswith(str(tmp_path)))
+        if SHOTS:
+            box.grab().save(f"{SHOTS}-notice-{language}.png")
+        box.close()
+
+        log = AuditLog(tmp_path / "data" / "audit.sqlite3")
+        try:
+            tab = ActivityTab(log)
+            qtbot.addWidget(tab)
+            item = tab.calls.topLevelItem(0)
+            assert item is not None
+            tab.calls.setCurrentItem(item)
+            detail = tab.detail.text()
+            assert str(hook) in detail and "call-1" in detail
+            if language == "en":
+                assert item.text(COL_VERDICT).startswith("checked after a restart")
+                assert detail.startswith("Echo Desk was closed before it had checked what call call-1")
+            else:
+                assert CJK.search(item.text(COL_VERDICT).split(" · ")[0]) and CJK.search(detail.splitlines()[0])
+            if SHOTS:
+                tab.resize(900, 500)
+                tab.show()
+                qtbot.waitExposed(tab)
+                tab.grab().save(f"{SHOTS}-activity-{language}.png")
+        finally:
+            log.close()
+
+        facts = SandboxFacts(sandboxed=True, planted=(Planted(str(hook), Change.CREATED, kept="/k/pre-commit"),),
+                             checked_after_restart=True)
+        nothing = SandboxFacts(sandboxed=True, checked_after_restart=True)
+        said = [text for text, _colour in sandbox_lines(facts)][-1]
+        none_said = [text for text, _colour in sandbox_lines(nothing)][-1]
+        if SHOTS:
+            card = QLabel(sandbox_html(facts) + "<hr>" + sandbox_html(nothing))
+            card.setWordWrap(True)
+            card.setFixedWidth(640)
+            qtbot.addWidget(card)
+            card.show()
+            qtbot.waitExposed(card)
+            card.grab().save(f"{SHOTS}-card-{language}.png")
+        if language == "en":
+            assert said.endswith("checked at the next start, and what is said above was found")
+            assert none_said.endswith("checked at the next start, and nothing was found")
+        else:
+            assert CJK.search(said) and CJK.search(none_said) and said != none_said
+    finally:
+        i18n_qt.apply_language("en")
+
+
+def test_a_check_that_could_not_be_made_says_so(qtbot: Any, tmp_path: Path) -> None:
+    i18n_qt.apply_language("en")
+    log = AuditLog(tmp_path / "audit.sqlite3")
+    try:
+        log.append(checked_after_restart(conversation_id="c", call_id="call-9", tool="run_command",
+                                         workspace="/home/me/ws", started=time.time() - 60, planted=(),
+                                         error="its snapshot could not be read back (truncated)", at=time.time()))
+        tab = ActivityTab(log)
+        qtbot.addWidget(tab)
+        item = tab.calls.topLevelItem(0)
+        assert item is not None
+        tab.calls.setCurrentItem(item)
+        assert "the check could not be made (its snapshot could not be read back" in tab.detail.text()
+        assert "/home/me/ws" in tab.detail.text()
+    finally:
+        log.close()
+
+
+def test_the_app_makes_the_owed_check_and_tells_it_at_start(qapp: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The whole way: a check owed in the real data folder is made once the app has loaded, and
+    its notice shown; closing the notice marks it told."""
+    import asyncio
+
+    from echo_desk.store.owed_checks import OWED_CHECKS_FILE, OwedChecksStore
+    from echo_desk.store.paths import data_dir
+    from echo_desk.ui.app import main as app_module
+
+    workspace, home = tmp_path / "project", tmp_path / "home"
+    home.mkdir()
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    store = OwedChecksStore(data_dir() / OWED_CHECKS_FILE)
+    store.owe(conversation_id="c", call_id="call-1", tool="run_command", workspace=str(workspace),
+              snapshot=snapshot_of(workspace, home, tmp_path / "put-aside"))
+    owed_by_a_gone_process(store)
+    hook = workspace / ".git" / "hooks" / "post-checkout"
+    hook.write_text("#!/bin/sh\necho planted\n")
+    seen: dict[str, str] = {}
+    original_load = app_module.App.load
+
+    async def load_then_close(self: app_module.App) -> None:
+        await original_load(self)
+        deadline = time.monotonic() + 20
+        while (notice := self._checked_after_restart) is None or notice.box is None or not notice.box.isVisible():
+            assert time.monotonic() < deadline, "no notice at start"
+            await asyncio.sleep(0.02)
+        seen["text"] = notice.box.informativeText()
+        notice.box.button(QMessageBox.StandardButton.Ok).click()
+        while store.untold():
+            assert time.monotonic() < deadline, "the notice was closed but not marked told"
+            await asyncio.sleep(0.02)
+        self.window.close()
+
+    monkeypatch.setattr(app_module.App, "load", load_then_close)
+    assert app_module.run_gui(["echo-desk"]) == 0
+    assert f"{hook} (new: put aside)" in seen["text"] and not hook.exists()
+    assert store.untold() == [] and store.owed() == []
