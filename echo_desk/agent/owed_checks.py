@@ -19,6 +19,7 @@ from echo_desk.store.audit import AuditLog, checked_after_restart
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.store.owed_checks import OwedCheck, OwedChecksStore
 from echo_desk.tools.planted import Planted
+from echo_desk.tools.sandbox_kept import PLANTED_MORE_KEY, capped
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,8 @@ def _update_card(conversations: ConversationStore, check: OwedCheck, planted: Se
         return
     workspace = check.workspace
     entries = [p.to_json() if p.workspace else {**p.to_json(), "workspace": workspace} for p in planted]
-    envelope = {**envelope, "sandbox": {**sandbox, "planted": entries, "checked_later": False,
-                                        CHECKED_AFTER_RESTART_KEY: True}}
+    # What the check found replaces the first account whole (its count of plants past the cut too).
+    found_now = {**sandbox, "planted": entries, "checked_later": False, CHECKED_AFTER_RESTART_KEY: True,
+                 PLANTED_MORE_KEY: 0}
+    envelope = {**envelope, "sandbox": capped(found_now)}
     conversations.replace_envelope(check.conversation_id, node, envelope)
