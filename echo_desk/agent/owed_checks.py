@@ -21,6 +21,7 @@ from echo_desk.store.audit import AuditLog, checked_after_restart
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.store.owed_checks import OwedCheck, OwedChecksStore
 from echo_desk.tools.planted import Planted
+from echo_desk.tools.sandbox_kept import PLANTED_MORE_KEY, capped
 
 log = logging.getLogger(__name__)
 
@@ -98,10 +99,12 @@ def _update_card(conversations: ConversationStore, check: OwedCheck, planted: Se
         return None
     workspace = check.workspace
     entries = [p.to_json() if p.workspace else {**p.to_json(), "workspace": workspace} for p in planted]
-    facts = {**sandbox, "planted": entries, "checked_later": False, CHECKED_AFTER_RESTART_KEY: True}
+    # What the check found replaces the first account whole (its count of plants past the cut too).
+    facts = {**sandbox, "planted": entries, "checked_later": False, CHECKED_AFTER_RESTART_KEY: True,
+             PLANTED_MORE_KEY: 0}
     if error:
         facts[NOT_CHECKED_KEY] = error
-    envelope = {**envelope, "sandbox": facts}
+    envelope = {**envelope, "sandbox": capped(facts)}
     if not conversations.replace_envelope(check.conversation_id, node, envelope):
         return None
     return UpdatedCard(check.conversation_id, check.call_id, envelope)

@@ -38,16 +38,17 @@ _MOST_NAMED = 6
 
 
 def planted_lines(planted: Sequence[Planted], palette: Palette | None = None, *,
-                  server: bool = False) -> list[tuple[str, str]]:
+                  server: bool = False, more: int = 0) -> list[tuple[str, str]]:
     """``(text, colour)``: "Blocked: the command tried to plant …" (or the server, after its
-    call) and where it was put."""
+    call) and where it was put; ``more``: entries past the stored cap, counted with the unnamed."""
     if not planted:
         return []
     p = palette or in_use()
     named = [_("{path} ({what})").format(path=visible(item.full(), one_line=True), what=done_text(item))
              for item in planted[:_MOST_NAMED]]
-    if len(planted) > _MOST_NAMED:
-        named.append(_("{count} more").format(count=len(planted) - _MOST_NAMED))
+    unnamed = max(len(planted) - _MOST_NAMED, 0) + more
+    if unnamed:
+        named.append(_("{count} more").format(count=unnamed))
     blocked = (_("Blocked: the sandboxed server left in its folder what would run code later, outside the "
                  "sandbox: {what}") if server else
                _("Blocked: the command tried to plant what would run code later, outside the sandbox: {what}"))
@@ -64,13 +65,14 @@ def planted_lines(planted: Sequence[Planted], palette: Palette | None = None, *,
 PLANTED_ANCHOR = "echo-desk:planted"
 
 
-def planted_mark(planted: Sequence[Planted], palette: Palette | None = None) -> str:
-    """The mark in a card's header that the call planted something ('' when it did not): in view
-    however the card is folded, and wherever the card is shown again (a reopened conversation)."""
-    if not planted:
+def planted_mark(count: int, palette: Palette | None = None) -> str:
+    """The mark in a card's header that the call (or a sub-agent's calls) planted ``count``
+    entries ('' for none): in view however the card is folded, and wherever the card is shown
+    again (a reopened conversation)."""
+    if not count:
         return ""
     p = palette or in_use()
-    label = planted_label(len(planted))
+    label = planted_label(count)
     return (f"<a href='{PLANTED_ANCHOR}' style='color:{p.warn}; text-decoration:none'>"
             f"{html.escape(label)}</a>")
 
@@ -113,7 +115,7 @@ def what_it_left_lines(facts: SandboxFacts, palette: Palette | None = None) -> l
     """``(text, colour)``: what the call planted, and that its check is still to come (the lines a
     sub-agent's call shows in its nested card too)."""
     p = palette or in_use()
-    lines = planted_lines(facts.planted, p, server=facts.server)
+    lines = planted_lines(facts.planted, p, server=facts.server, more=facts.planted_more)
     if facts.sandboxed and facts.checked_later:
         lines.append((_("Processes of this command still ran in the sandbox when it ended: what they leave is "
                         "checked, and put aside or back, when they end"), p.warn))
