@@ -1,6 +1,6 @@
 """The built-in model's intent step alone: what it states for requests whose intent is known.
 
-    python bench/intent_probe.py [--threads N] [--only LANG,LANG] [--held-out [guide|belief]]
+    python bench/intent_probe.py [--threads N] [--only LANG,LANG] [--held-out [guide|belief|after]]
 
 Each request goes through the same step an exchange starts with (``providers/local/intent``:
 the system prompt and tool list of a fresh workspace, the request, the question), and the
@@ -9,7 +9,7 @@ and the seconds it took, then the share right per language and the confusions. T
 are the tuning set of the step: the base jobs of ``agent_tasks.py`` and requests of its own in
 French, German, Spanish and Japanese — never the held-out sets (``agent_task_sets.py``).
 ``--held-out`` probes the step's own held-out requests (``HELD_OUT``) instead; ``--held-out belief``
-the second held-out set (``HELD_OUT_BELIEF``).
+the second held-out set (``HELD_OUT_BELIEF``), ``--held-out after`` the third (``HELD_OUT_AFTER``).
 """
 
 from __future__ import annotations
@@ -162,9 +162,51 @@ HELD_OUT_BELIEF = [
 ]
 
 
+#: A third held-out set (``--held-out after``), written on 2026-12-07 before the intent step was
+#: asked to restate the request before its intent (and to say whether its answer is words or a
+#: file change); run once before and once after, never tuned on. In each language: three
+#: questions about named files in natural phrasing (what a function is for, how something works,
+#: whether a script changes things) and two requests that change or run.
+#: Run once before, with the step as it was: 27 of 30 (two questions stated as a command, a rename
+#: as an edit). Neither change was kept (each was worse on the tuning requests), so it was not
+#: run after: it is still unseen by any change to the step.
+HELD_OUT_AFTER = [
+    ("en", "question", "Can you tell me what the clear_cache function in helpers.py is for?"),
+    ("en", "question", "When does autosave.js write to disk?"),
+    ("en", "question", "Is there anything in release.sh that removes files?"),
+    ("en", "edit", "In title.txt, change 'Draft' to 'Final'."),
+    ("en", "delete", "Please remove the file scratch.tmp."),
+    ("zh", "question", "storage.py 里的 write_record 是干什么用的？"),
+    ("zh", "question", "merge.py 合并时会改动原来的文件吗？"),
+    ("zh", "question", "请解释一下 editor.js 的撤销功能是怎么实现的"),
+    ("zh", "append", "在 待办.txt 最后加一行：买牛奶"),
+    ("zh", "run", "运行 python3 report_gen.py 然后告诉我结果"),
+    ("fr", "question", "À quoi sert la méthode sauvegarder dans compte.py ?"),
+    ("fr", "question", "Comment fonctionne la mise à jour des scores dans jeu.js ?"),
+    ("fr", "question", "Est-ce que purge.py supprime aussi les archives ?"),
+    ("fr", "edit", "Dans carte.txt, remplace « soupe » par « salade »."),
+    ("fr", "create", "Écris un fichier merci.txt avec le texte « Merci à tous »."),
+    ("de", "question", "Wozu dient die Methode schreiben in notiz.py?"),
+    ("de", "question", "Erklär mir, wie der Export in bericht.py funktioniert."),
+    ("de", "question", "Überschreibt kopieren.sh vorhandene Dateien?"),
+    ("de", "move", "Benenne skizze.txt in final.txt um."),
+    ("de", "append", "Häng die Zeile 'Milch' unten an vorrat.txt an."),
+    ("es", "question", "¿Para qué sirve la función guardar_todo en gestor.py?"),
+    ("es", "question", "Explícame cómo se actualiza el contador en web.js."),
+    ("es", "question", "¿El script respaldo.sh borra las copias antiguas?"),
+    ("es", "edit", "En ajustes.yaml cambia debug: true por debug: false."),
+    ("es", "delete", "Borra el archivo basura.txt, por favor."),
+    ("ja", "question", "exporter.py の save_all 関数は何をするものですか？"),
+    ("ja", "question", "sync.sh はサーバーのファイルを上書きしますか？"),
+    ("ja", "question", "app.js の削除ボタンの処理を教えてください。"),
+    ("ja", "create", "aisatsu.txt を作って「おはよう」と書いてください。"),
+    ("ja", "edit", "server.toml の port を 3000 から 4000 に変えてください。"),
+]
+
+
 def cases(held_out: str | None = None) -> list[tuple[str, str, str]]:
     if held_out:
-        return {"guide": HELD_OUT, "belief": HELD_OUT_BELIEF}[held_out]
+        return {"guide": HELD_OUT, "belief": HELD_OUT_BELIEF, "after": HELD_OUT_AFTER}[held_out]
     from agent_tasks import JOBS
 
     base = [(j.lang, JOB_INTENT.get(j.id) or KIND_INTENT[j.kind], j.prompt) for j in JOBS]
@@ -175,8 +217,9 @@ async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--only", default="", help="comma-separated languages")
-    parser.add_argument("--held-out", nargs="?", const="guide", choices=("guide", "belief"), default=None,
-                        help="a held-out set instead: guide (HELD_OUT, the default) or belief (HELD_OUT_BELIEF)")
+    parser.add_argument("--held-out", nargs="?", const="guide", choices=("guide", "belief", "after"), default=None,
+                        help="a held-out set instead: guide (HELD_OUT, the default), belief (HELD_OUT_BELIEF) "
+                             "or after (HELD_OUT_AFTER)")
     args = parser.parse_args()
 
     from echo_desk.providers.local.default_model import default_model_path
@@ -220,6 +263,9 @@ async def main() -> int:
     for lang in total:
         print(f"{lang}: {right[lang]}/{total[lang]}")
     print(f"all: {sum(right.values())}/{sum(total.values())}; median {statistics.median(seconds):.1f} s per step")
+    # What becomes a change proposal in an exchange: a question stated as anything but a question.
+    print(f"questions stated as a change or a command: "
+          f"{sum(c for (expected, _), c in confusions.items() if expected == 'question')}")
     for (expected, got), count in confusions.most_common():
         print(f"  {expected} -> {got}: {count}")
     return 0
