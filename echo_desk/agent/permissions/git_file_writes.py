@@ -36,7 +36,11 @@ every file below the folder before it (``git rm 'out/d/*'`` and ``git rm 'out/d/
 deleted the tracked ``out/d/x.env`` beside ``@workspace/**/*.env`` write-denied), as does any
 name with ``--icase-pathspecs``. Such a pathspec is judged as a write anywhere below that folder
 (a magic one, ``:/…``, is not known here); a plain one is judged as the word it is, as ``rm``'s
-are. ``--cached`` and ``-n``/``--dry-run`` leave the worktree alone.
+are, and with ``-r`` as a folder removed whole (``Written.removed``: ``removed_folders``): ``git
+rm -r d`` deleted the tracked ``d/x.env``. ``--cached`` and ``-n``/``--dry-run`` leave the
+worktree alone. ``git mv SOURCE… DEST`` renames each source, a folder with every file below it
+(``git mv d e`` moved ``d/x.env`` to ``e/x.env``, ``-k`` too): each source is judged as a folder
+moved away whole; ``-n``/``--dry-run`` moves nothing (git 2.39, bash and dash, strace, s316).
 
 Paths are read from where ``-C`` leads. A word only known when the line runs makes the place not
 known (``None``): the write rules ask. Subcommands not listed write only their repository's
@@ -60,10 +64,12 @@ Paths = tuple[str | None, ...]
 
 @dataclass(frozen=True)
 class Written:
-    """The files (``files``) and folders (``below``) a git command writes that no word names."""
+    """The files (``files``) and folders (``below``) a git command writes that no word names, and
+    the paths it removes or moves away whole (``removed``)."""
 
     files: Paths = ()
     below: Paths = ()
+    removed: Paths = ()
 
 
 #: The options that print to the standard output instead of writing files.
@@ -89,14 +95,14 @@ def written(argv: Sequence[str | None], at: int) -> Written:
     sub = argv[at]
     words = list(argv[at + 1:])
     if sub not in _HERE and sub not in ("pack-objects", "credential-store", "credential-cache", "maintenance", "rm",
-                                        "push", "send-pack"):
+                                        "mv", "push", "send-pack"):
         return Written()
     if sub in ("push", "send-pack"):
         return _pushed(argv, words)
+    if sub in ("rm", "mv"):
+        return _pathspecs(argv, words) if sub == "rm" else _moved(argv, words)
     if None in words:
         return Written(below=(None,))
-    if sub == "rm":
-        return _pathspecs(argv, words)
     options = [w for w in words if w is not None and w.startswith("-") and w != "-"]
     operands = [w for w in words if w is not None and not (w.startswith("-") and w != "-")]
 
@@ -137,28 +143,59 @@ _WILDCARDS = "*?[\\"
 def _pathspecs(argv: Sequence[str | None], words: Sequence[str | None]) -> Written:
     """The folders ``git rm`` deletes anywhere below: the folder part of each pathspec git
     matches itself (a plain one is judged as its word)."""
-    letters, longs = _RM_LETTERS, _RM_OPTIONS
+    read = _operands(words, _RM_LETTERS, _RM_OPTIONS, _INDEX_ONLY)
+    if read is None:
+        return Written(below=(None,), removed=(None,))  # (--pathspec-from-file, or an option not known here)
+    operands, recursive = read
+    icase = "--icase-pathspecs" in argv or line_environment.get("GIT_ICASE_PATHSPECS") not in ("", "0")
+    matched = [_folder_part(o, icase) for o in operands]
+    # (with -r a plain pathspec naming a folder deletes every tracked file below it)
+    whole = tuple(from_starts(argv, o) for o, m in zip(operands, matched, strict=True) if m == "") if recursive else ()
+    return Written(below=tuple(from_starts(argv, m) if m is not None else None for m in matched if m != ""),
+                   removed=whole)
+
+
+#: The options of ``git mv`` (git 2.39), and the one that moves nothing.
+_MV_LETTERS = frozenset("fknv")
+_MV_OPTIONS = ("--force", "--dry-run", "--verbose", "--sparse")
+
+
+def _moved(argv: Sequence[str | None], words: Sequence[str | None]) -> Written:
+    """The sources ``git mv`` moves away (every operand but the destination, the last), each
+    taking every file below it along."""
+    read = _operands(words, _MV_LETTERS, _MV_OPTIONS, ("--dry-run",))
+    if read is None:
+        return Written(removed=(None,))
+    operands, _ = read
+    return Written(removed=tuple(from_starts(argv, o) for o in operands[:-1]))
+
+
+def _operands(words: Sequence[str | None], letters: frozenset[str], longs: Sequence[str],
+              leaving: Sequence[str]) -> tuple[list[str], bool] | None:
+    """The operands of ``git rm``/``git mv`` (``words``, none ``None``) and whether ``-r`` is
+    given; ``([], False)`` when an option in ``leaving`` (or ``-n``) leaves the worktree alone;
+    ``None`` for an option not known here."""
     operands: list[str] = []
-    ended = False
+    recursive = ended = False
     for word in words:
         if word is None:
-            return Written(below=(None,))
+            return None
         if ended or not word.startswith("-") or word == "-":
             operands.append(word)
         elif word == "--":
             ended = True
         elif word.startswith("--"):
             if not any(long_prefix(word, n) for n in longs) or "=" in word:
-                return Written(below=(None,))  # (--pathspec-from-file, or an option not known here)
-            if any(long_prefix(word, n) for n in _INDEX_ONLY):
-                return Written()
+                return None
+            if any(long_prefix(word, n) for n in leaving):
+                return [], False
         elif not set(word[1:]) <= letters:
-            return Written(below=(None,))
+            return None
         elif "n" in word[1:]:
-            return Written()
-    icase = "--icase-pathspecs" in argv or line_environment.get("GIT_ICASE_PATHSPECS") not in ("", "0")
-    matched = [_folder_part(o, icase) for o in operands]
-    return Written(below=tuple(from_starts(argv, m) if m is not None else None for m in matched if m != ""))
+            return [], False
+        else:
+            recursive = recursive or "r" in word[1:]
+    return operands, recursive
 
 
 def _folder_part(pathspec: str, icase: bool) -> str | None:

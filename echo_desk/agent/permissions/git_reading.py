@@ -64,7 +64,7 @@ def git_reading(argv: Argv, program: str) -> Reading:
     below = (*folders_written(argv, at), *unnamed.below)
     reads_only = sub in git.READS_ONLY and not found and not inners
     return Reading(program, flags=tuple(found), inners=tuple(inners), matched=matched, spellings=tuple(spellings),
-                   reads_only=reads_only, written=written, written_below=below,
+                   reads_only=reads_only, written=written, written_below=below, removed=unnamed.removed,
                    values=git_unnamed_reads.read(argv, at))
 
 

@@ -84,6 +84,10 @@ class Reading:
     maybe_recursive: bool = False
     #: It deletes the folder it runs in recursively (``find -delete`` without a starting point).
     deletes_here: bool = False
+    #: Paths it removes or moves away whole, each file below with it, given as paths rather than
+    #: words (``git rm -r DIR``, ``git mv DIR NEW``, read from where ``-C`` leads; ``None``: only
+    #: known when it runs): ``removed_folders``.
+    removed: tuple[str | None, ...] = ()
     #: It only reads what it is given (see ``program_options.READS_ONLY``).
     reads_only: bool = False
     #: The engine knows what this program does with its words (an unknown one may run any of

@@ -1,7 +1,8 @@
 """The folders a command removes or moves away whole, each file below them with it: what a
 recursive delete deletes (``Reading.deletes``: ``rm -r DIR``, ``find DIR -delete``, rsync
 ``--delete``'s destination, cmake's ``remove_directory``; ``deletes_here``: the folder it runs
-in) and what ``mv`` moves away (``file_programs.moved_away``). The write rules judge each as a
+in) and what ``mv`` moves away (``file_programs.moved_away``), and what ``git rm -r`` and ``git mv``
+remove or move away (``Reading.removed``: ``git_file_writes``). The write rules judge each as a
 folder written anywhere below (``below_reach``): with writes allowed in the workspace and
 ``@workspace/**/*.env`` denied, ``rm -r out/d`` deleted out/d/x.env and ``mv out/d gone`` moved it
 away, the folder word matching no rule (strace, coreutils 9.1, bash 5.2 and dash 0.5, s311).
@@ -26,4 +27,4 @@ def removed_folders(argv: Sequence[str | None], reading: Reading) -> tuple[str |
     only known when it runs."""
     deleted = [argv[k] for k in reading.deletes if k < len(argv)]
     here = (".",) if reading.deletes_here else ()
-    return (*deleted, *here, *file_programs.moved_away(argv))
+    return (*deleted, *here, *reading.removed, *file_programs.moved_away(argv))

@@ -133,6 +133,8 @@ def test_a_pathspec_git_rm_matches_itself_is_judged_below_its_folder(setup: Setu
 
 @pytest.mark.parametrize("line", ["git rm out/a", "git mv out/a out/b", "git status"])
 def test_a_plain_path_of_git_rm_is_judged_as_its_word(setup: Setup, tracked_env: Path, line: str) -> None:
+    # (a plain file: a folder git mv moves away is judged below it, s316)
+    (setup.workspace / "out" / "a").write_text("a\n", encoding="utf-8")
     assert _verdict(setup, line) is Effect.ALLOW
 
 
@@ -221,8 +223,21 @@ def test_the_subcommands_counted_as_writing_the_worktree(line: tuple[str | None,
     (("git", "rm", "-rf", "*.env"), Written(below=("./.",))),
     (("git", "rm", "--cached", "*.env"), Written()),
     (("git", "rm", "-n", "*.env"), Written()),
-    (("git", "rm", "--pathspec-from-file=f"), Written(below=(None,))),
+    (("git", "rm", "--pathspec-from-file=f"), Written(below=(None,), removed=(None,))),
     (("git", "rm", ":/x"), Written(below=(None,))),
+    # s316: with -r a plain pathspec is a folder removed whole, each source of mv one moved away.
+    (("git", "rm", "-r", "out/d"), Written(removed=("./out/d",))),
+    (("git", "rm", "-rf", "out/d", "out/e/*"), Written(below=("./out/e",), removed=("./out/d",))),
+    (("git", "-C", "src", "rm", "-r", "d"), Written(removed=("src/d",))),
+    (("git", "rm", "-r", "--cached", "out/d"), Written()),
+    (("git", "rm", "-r", None), Written(below=(None,), removed=(None,))),
+    (("git", "mv", "out/d", "out/e"), Written(removed=("./out/d",))),
+    (("git", "mv", "-k", "a", "b", "dest/"), Written(removed=("./a", "./b"))),
+    (("git", "mv", "--", "-a", "b"), Written(removed=("./-a",))),
+    (("git", "-C", "src", "mv", "d", "e"), Written(removed=("src/d",))),
+    (("git", "mv", "-n", "a", "b"), Written()),
+    (("git", "mv", "--dry", "a", "b"), Written()),  # (a prefix git takes)
+    (("git", "mv", "--frobnicate", "a", "b"), Written(removed=(None,))),
 ])
 def test_what_each_form_writes(line: tuple[str | None, ...], found: Written) -> None:
     at = 3 if line[1] == "-C" else 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from echo_desk.agent.permissions import Effect
+from tests.agent.permissions.git_setup import git_in
 
 from .conftest import Setup
 from .engine_verdicts import effect_under, rule_text, writes_allowed
@@ -85,3 +86,66 @@ def test_a_folder_only_known_when_the_line_runs_asks(folder: Setup) -> None:
     rules = _refused("@workspace/**/*.env")
     for line in ('mv "$D" gone', 'cd "$D" && rm -r x'):
         assert _asks(effect_under(folder, rules, line)), line
+
+
+#: s316: git removes or moves a folder whole too: with writes allowed in the workspace and
+#: ``@workspace/**/*.env`` denied, ``git rm -r d`` deleted the tracked d/x.env and ``git mv d e``
+#: (``-k`` too) moved it to e/x.env (git 2.39, bash and dash, strace).
+#: (Writes kept to out/ and src/: with the whole workspace open git's own settings would be
+#: the agent's to write. ``git **`` covers no option of rm and mv: a person names them.)
+GIT_RULES: str = rule_text(
+    "git **", "git rm -r **", "git rm -rq **", "git rm -r -f **", "git mv -k **", "git mv -f -v **",
+    "git rm -r --cached **", "git rm -r -n **", "git rm -r --dry-run **", "git mv -n **", "git mv --dry-run **",
+) + writes_allowed("@workspace/out/**", "@workspace/src/**")
+GIT_REMOVALS = (
+    "git rm -r out/d", "git rm -rq out/d", "git rm -r -f -- out/d", "git rm -r out/d/",
+    "git mv out/d out/gone", "git mv -k out/d out/gone", "git mv -f -v out/d src/", "git mv out/d src/a.txt src/",
+    "git mv -- out/d out/gone", "git mv out/d/ out/gone", "git mv out/d src/a.txt out/e", "git rm -r out/d src/a.txt",
+)
+#: Lines that leave the folder in place, or name files git does not take whole.
+GIT_LEFT = (
+    "git rm -r --cached out/d", "git rm -r -n out/d", "git rm -r --dry-run out/d", "git mv -n out/d out/gone",
+    "git mv --dry-run out/d out/gone", "git rm src/a.txt", "git rm -r src/a.txt", "git mv src/a.txt src/b.txt",
+    "git mv src/a.txt out/d",
+)
+
+
+@pytest.fixture
+def repository(folder: Setup) -> Setup:
+    """out/d as in ``folder``, beside a plain file src/a.txt, all tracked."""
+    (folder.workspace / "src").mkdir(exist_ok=True)
+    (folder.workspace / "src" / "a.txt").write_text("a\n")
+    git_in(folder.workspace, "init", "-q", "-b", "main")
+    git_in(folder.workspace, "add", "-A")
+    git_in(folder.workspace, "commit", "-q", "-m", "x")
+    return folder
+
+
+def _git_refused(pattern: str, effect: str = "deny") -> str:
+    return f'{GIT_RULES}{rule_text(pattern, effect=effect, tool="write")}'
+
+
+@pytest.mark.parametrize("line", GIT_REMOVALS)
+@pytest.mark.parametrize("pattern", ["@workspace/**/*.env", "@workspace/**/test_*.py", "@workspace/out/d/keep/**"])
+def test_git_removing_or_moving_a_folder_whole_asks_beside_a_rule_below_it(repository: Setup, line: str,
+                                                                          pattern: str) -> None:
+    assert effect_under(repository, GIT_RULES, line) is Effect.ALLOW
+    assert _asks(effect_under(repository, _git_refused(pattern), line))
+
+
+@pytest.mark.parametrize("line", GIT_LEFT)
+def test_git_lines_that_leave_the_folder_or_name_a_plain_file_stay_allowed(repository: Setup, line: str) -> None:
+    assert effect_under(repository, _git_refused("@workspace/**/*.env"), line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["git rm -r out/d", "git mv out/d out/gone"])
+@pytest.mark.parametrize("pattern", ["~/.ssh/**", "@workspace/*.env", "@workspace/src/**"])
+def test_a_rule_that_cannot_match_below_what_git_takes_leaves_it_allowed(repository: Setup, line: str,
+                                                                        pattern: str) -> None:
+    assert effect_under(repository, _git_refused(pattern), line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ['git rm -r "$D"', 'git mv "$D" out/gone', "git mv --frobnicate out/d out/gone",
+                                  "git rm -r --pathspec-from-file=list"])
+def test_git_taking_a_folder_not_known_here_asks(repository: Setup, line: str) -> None:
+    assert _asks(effect_under(repository, _git_refused("@workspace/**/*.env"), line))
