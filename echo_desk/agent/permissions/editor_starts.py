@@ -73,13 +73,17 @@ def hg_editors(argv: Argv) -> tuple[Inner, ...]:
         return _inners("HGEDITOR", _HG_DEFAULTS, _HG_FILE) if _maybe_commit(argv) else ()
     if at >= len(argv) or not _names_commit(argv[at] or ""):
         return ()
+    words: list[str] = []
     for word in argv[at + 1:]:
         if word is None:
-            break  # a word known only when the line runs may be the message, or not
+            return _inners("HGEDITOR", _HG_DEFAULTS, _HG_FILE)  # it may be -e, or no message
         if word == "--":
             break
-        if _gives(word, _HG_MESSAGES):
-            return ()
+        words.append(word)
+    # (-e/--edit starts it whatever the message; a group of short options is not read)
+    edits = any(_gives(w, ("--edit",)) or (w.startswith("-") and not w.startswith("--") and "e" in w) for w in words)
+    if not edits and any(_gives(w, _HG_MESSAGES) for w in words):
+        return ()
     return _inners("HGEDITOR", _HG_DEFAULTS, _HG_FILE)
 
 

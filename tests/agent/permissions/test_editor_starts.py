@@ -41,6 +41,8 @@ STARTS_AN_EDITOR = [
     "hg comm -A",
     "hg --cwd out commit",
     "hg commit -Am x",  # (a group of short options is not read: it may hold no message)
+    "hg commit --edit -m x",
+    "hg commit -m x --edit",
 ]
 #: Lines that start an editor and asked before too (an option a rule must name): they still ask.
 STILL_ASK = ["git commit -e -m x", "git commit -c HEAD", "git tag -a v1", "git tag -a -e -m x v1", "git rebase -i HEAD~1",
