@@ -34,6 +34,7 @@ from echo_desk.tools.base import Tool
 from echo_desk.tools.host import ToolHost
 
 if TYPE_CHECKING:
+    from echo_desk.agent.owed_checks import UpdatedCard
     from echo_desk.mcp.manager import McpManager
     from echo_desk.mcp.untold import Untold
     from echo_desk.store.conversations import ConversationStore
@@ -180,15 +181,16 @@ class Runtime:
         keep_untold(self.left_at_quit, untold, shown_here=shown_here, audit=self.audit)
         return untold
 
-    def make_owed_checks(self, conversations: ConversationStore | None = None) -> int:
+    def make_owed_checks(self, conversations: ConversationStore | None = None,
+                         updated: list[UpdatedCard] | None = None) -> int:
         """Make the checks of sandboxed commands that an earlier process owed (killed, or quit
-        before a late check ended): recorded, and their saved messages brought up to date; the
-        person is told from ``owed_checks.untold()``. How many were made."""
+        before a late check ended): recorded, and their saved messages brought up to date (each
+        added to ``updated``); the person is told from ``owed_checks.untold()``. How many were made."""
         from echo_desk.agent.owed_checks import make_owed_checks
 
         if self.owed_checks is None:
             return 0
-        return make_owed_checks(self.owed_checks, self.audit, conversations)
+        return make_owed_checks(self.owed_checks, self.audit, conversations, updated)
 
     async def aclose(self) -> None:
         await self.close_mcp()

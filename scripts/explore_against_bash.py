@@ -8,13 +8,15 @@ that breaks this is printed (as JSON, so nothing is lost) and the run ends with 
     python scripts/explore_against_bash.py                    # a random seed, printed
     python scripts/explore_against_bash.py --seed 7 --count 20000
     python scripts/explore_against_bash.py --shell dash       # as where bash is missing
+    python scripts/explore_against_bash.py --write-heavy      # most constructs write
 
 ``--shell dash`` runs the lines under dash and has the engine judge them as ``run_command`` does
 on a machine without bash (it then runs lines with ``/bin/sh``, dash on Debian and Ubuntu).
 
 The programs in the lines are harmless (echo, ls, cat, id, touch, uname…) and every line runs in a
-fresh scratch folder, with a scratch home beside it, so a line the engine gets wrong does no harm
-here: what it writes outside the workspace lands in the home or the folder holding both. ``make test`` runs a
+fresh scratch folder, with a fresh scratch home beside it (nothing a line before left is seen),
+so a line the engine gets wrong does no harm here: what it writes outside the workspace lands in
+the home or the folder holding both. A crash prints the line it happened on. ``make test`` runs a
 fixed seed of this (tests/agent/permissions/test_against_bash.py); run it without a seed to explore.
 """
 
@@ -25,6 +27,7 @@ import json
 import os
 import random
 import shlex
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -45,9 +48,10 @@ SPELLINGS = ["{w}", "'{w}'", '"{w}"', "\\{w}", "{h}''{t}", '{h}""{t}', "{h}\\{t}
 #: folder above (where they do not), spelled in ways the shell reads as those places.
 TARGETS = ["w.txt", "out/w.txt", "../w.txt", "~/w.txt", "~/.bashrc", "./../w.txt", "/dev/null", "$HOME/w.txt",
            "~+/../w.txt", "d/../../w.txt", ".//w.txt", "'../w.txt'", '"$PWD"/../w.txt', "a.txt", "..//w.txt",
-           "~/../w.txt", "\\~/w.txt", "~-/w.txt", "..\\/w.txt", "$'..'/w.txt"]
+           "~/../w.txt", "\\~/w.txt", "~-/w.txt", "..\\/w.txt", "$'..'/w.txt", "${HOME}/w.txt", "$PWD/../w.txt",
+           "out/../../w.txt", "~/.ssh/w", "../keep.txt"]
 #: Folders a line writes into, as ``TARGETS``.
-FOLDERS = ["..", "~", ".", "out", "~+/..", "./..", "'..'", "$HOME"]
+FOLDERS = ["..", "~", ".", "out", "~+/..", "./..", "'..'", "$HOME", "out/../..", "${HOME}", "~/.ssh"]
 #: Constructs that write files: redirections, programs and builtins that write where a word or
 #: a descriptor says, links made on the line and then written through, a folder left first.
 WRITES = [
@@ -67,6 +71,40 @@ WRITES = [
     "pushd {d} >/dev/null; touch w.txt", "mkdir -p out && {p} > out/w.txt", "printf x > {f}; {p}", "ls > {f}",
     "grep a a.txt > {f}", "wc -l a.txt | tee {f}", "echo x > '{f}'", "{p} > \"{f}\"", "echo x >{f}; {p}",
     "cp -r . {d}/c 2>/dev/null; {p}", "xargs -a a.txt -I{{}} touch {d}/{{}}", "echo > {f} {p}",
+    # Here-documents and here-strings into a file; every redirection operator that writes;
+    # descriptors duplicated onto a file; a bare redirection (no command: the file is made).
+    "cat > {f} <<EOF\nx\nEOF", "cat <<'EOF' >> {f}\nx\nEOF", "cat >{f} <<-EOF\n\tx\n\tEOF\n{p}",
+    "tee {f} <<< x", "{p} <<< x >{f}", "{p} &>> {f}", "{p} >& {f}", "{p} >&{f}", "{p} >|{f}", "{p} <>{f}",
+    "{p} 0<>{f}", "{p} 3>{f} 1>&3", "{p} 3>&1 >{f}", "{p} 2>{f} 1>&2", "{p} 4>>{f} >&4", "{p} 5<>{f} >&5",
+    "> {f}", ">> {f} {p}", "{p} > {f} 2>&1", "set -C; {p} >| {f}", "{p} >{f} >out.txt", "{p} 2>&1 >>{f}",
+    # Programs that copy, move, install, make, cut or delete what a word names.
+    "mv a.txt {f}", "mv -t {d} a.txt", "mv a.txt {d}", "cp a.txt b; mv b {f}", "mv -- a.txt {d}/w.txt",
+    "install a.txt {f}", "install -d {f}", "install -t {d} a.txt", "install -D a.txt {f}", "install -m 644 a.txt {d}",
+    "touch -- {f}", "touch a.txt {f}", "mkdir {f}", "mkdir -pv {d}/n", "mkdir -m 700 {f}", "touch {d}/w.txt",
+    "sed -i -e s/a/b/ {f}", "sed --in-place=.b s/a/b/ a.txt", "sed -i'{d}/*' s/a/b/ a.txt", "sed -si s/a/b/ {f}",
+    "dd if=a.txt of={f} 2>/dev/null", "dd of={f} status=none < a.txt", "truncate -s 0 {f}", "truncate -r a.txt {f}",
+    "split a.txt {d}/x", "split -l 1 a.txt {f}", "rm -f {f}", "rm -rf {d}/keep.txt", "rm -f -- {d}/.bashrc",
+    "cp -a a.txt {f}", "cp --target-directory={d} a.txt", "tee -a {f} < a.txt", "{p} | tee {f} out.txt",
+    "echo x > {d}/w.txt", "ln -sf {d} up; cp a.txt up/", "ln -s {d} up; mv a.txt up", "ln -sT {d} up; touch up/w",
+    # The folder changed first: cd and pushd chains, logical and physical, through links.
+    "cd out 2>/dev/null; cd ..; cd {d}; {p} > w.txt", "mkdir -p out; cd out && cd .. && cd .. && touch w.txt",
+    "pushd {d} >/dev/null && popd >/dev/null && touch w.txt", "pushd out 2>/dev/null; pushd {d}; touch w.txt",
+    "cd -P {d}; touch w.txt", "cd; {p} > w.txt", "cd -; touch w.txt", "cd out 2>/dev/null || cd {d}; touch w.txt",
+    "ln -s {d} up; cd up; touch w.txt", "ln -s {d} up && cd -P up && touch w.txt", "ln -s {d} up; cd up/..; touch w.txt",
+    "mkdir d; cd d; ln -s ../.. u; cd u; touch w.txt", "mkdir -p d/e; cd d/e; cd ../../..; touch w.txt",
+    "cd {d}/. && mkdir -p n", "pushd {d}; mkdir n", "cd {d} && mv ~+/a.txt . 2>/dev/null; {p}",
+    "CDPATH={d} cd out; touch w.txt", "cd -L {d}; ln -s a.txt l", "cd {d}; cp -r ~- c 2>/dev/null",
+    "ln -s {d} up; cd -P up/..; touch w.txt", "set -P; ln -s {d} up; cd up/..; touch w.txt", "CDPATH={d} cd .ssh; touch w",
+    "cd {d}; cd -; cd -; touch w.txt", "cd ~-; touch w.txt", "mkdir -p out; pushd out; pushd {d}; popd; touch w.txt",
+    "pushd {d}; pushd +1; touch w.txt", "mkdir -p out/x; pushd out; pushd x; popd; popd; {p} > w.txt",
+    "mkdir -p out; cd out; cd ~+/..; touch w.txt", "cd out 2>/dev/null && cd -; touch w.txt",
+    # Names the program builds from a word: a suffix, a backup, a transformed member, parents kept.
+    "mkdir outaa; split --additional-suffix=/../../w.txt a.txt out", "split -l 1 a.txt {d}/x", "sed -n 'W {f}' a.txt",
+    "cp --parents a.txt {d}", "cp -b -S /../x a.txt b.txt", "ln -sr a.txt {f}", "sort --output={f} a.txt",
+    "tar -xPf a.tar --transform 's,^,{d}/,'", "find . -name a.txt -execdir cp {{}} {d}/ \\;", "mv -b a.txt {f}",
+    "xargs -a a.txt -I{{}} mv {{}} {d}", "cp -s a.txt {f}", "install -b -S .x a.txt {f}", "mkdir -p {d}/x/../y",
+    # Writes the engine never allows: exec opening descriptors, a process substitution written to.
+    "exec 3>{f}; echo x >&3", "exec 5<>{f}; {p} >&5", "echo x > >(tee {f})", "{p} | tee >(cat > {f})",
 ]
 #: Constructs the engine may allow when every command in them is allowed: lists, pipes,
 #: redirections, wrappers and the programs that run others (``bash -c``, ``find -exec``, ``sed e``,
@@ -170,6 +208,12 @@ OPAQUE = [
 ]
 #: How often a construct is one of ``OPAQUE``.
 OPAQUE_SHARE = 0.25
+#: How often a construct is one of ``WRITES`` in the write-heavy mode (else as in the plain one):
+#: there most lines write, in many ways, after many changes of folder.
+WRITE_HEAVY_SHARE = 0.6
+#: How long a line may run, in seconds (`tee -a a.txt < a.txt` runs for ever); what it did by then
+#: is checked.
+LINE_TIME = 8
 
 
 def _spelled(rng: random.Random, command: str) -> str:
@@ -182,15 +226,19 @@ def _spelled(rng: random.Random, command: str) -> str:
     return f"{spelling} {rest}".rstrip()
 
 
-def random_line(rng: random.Random, depth: int | None = None) -> str:
-    """A line of constructs nested up to ``depth`` deep, with commands spelled in many ways."""
+def random_line(rng: random.Random, depth: int | None = None, *, write_heavy: bool = False) -> str:
+    """A line of constructs nested up to ``depth`` deep, with commands spelled in many ways;
+    ``write_heavy``: most constructs are ones that write."""
     depth = rng.randint(0, 4) if depth is None else depth
     if depth == 0:
         command = rng.choice(COMMANDS)
         return _spelled(rng, command) if rng.random() < 0.5 else command
-    inner = random_line(rng, depth - 1)
-    other = random_line(rng, rng.randint(0, depth - 1))
-    constructs = OPAQUE if rng.random() < OPAQUE_SHARE else PLAIN
+    inner = random_line(rng, depth - 1, write_heavy=write_heavy)
+    other = random_line(rng, rng.randint(0, depth - 1), write_heavy=write_heavy)
+    if write_heavy and rng.random() < WRITE_HEAVY_SHARE:
+        constructs = WRITES
+    else:
+        constructs = OPAQUE if rng.random() < OPAQUE_SHARE else PLAIN
     return rng.choice(constructs).format(p=inner, q=other, P=shlex.quote(inner),
                                          w=rng.choice(COMMANDS).partition(" ")[0], f=rng.choice(TARGETS),
                                          d=rng.choice(FOLDERS))
@@ -222,18 +270,49 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=None, help="a fixed seed (default: a random one, printed)")
     ap.add_argument("--count", type=int, default=5000, help="how many lines")
     ap.add_argument("--shell", choices=sorted(SHELLS), default="bash", help="the shell that runs the lines")
+    ap.add_argument("--write-heavy", action="store_true",
+                    help="most constructs write: redirections, tee, cp/mv/ln/install, sed -i, cd chains…")
     ap.add_argument("--keep-going", action="store_true", help="after a line the engine gets wrong, go on")
     args = ap.parse_args(argv)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     with _judged_as_run_by(args.shell):
-        return _explore(seed, args.count, args.shell, keep_going=args.keep_going)
+        return _explore(seed, args.count, args.shell, write_heavy=args.write_heavy, keep_going=args.keep_going)
 
 
-def _explore(seed: int, count: int, shell: str, *, keep_going: bool) -> int:
+def _fresh_box(box: Path) -> tuple[Path, Path]:
+    """``box`` made anew for one line: the workspace and the home in it, nothing a line before
+    left, and a file in the home and one beside the workspace for lines that change or delete
+    what is outside."""
+    from tests.agent.permissions.bash_trace import NOBODY
+
+    if box.exists():
+        shutil.rmtree(box)
+    workspace, home = box / "ws", box / "home"
+    for folder in (workspace, home / ".ssh"):
+        folder.mkdir(parents=True)
+    (home / ".bashrc").write_text("# home\n", encoding="utf-8")
+    (box / "keep.txt").write_text("keep\n", encoding="utf-8")
+    if os.geteuid() == 0:
+        # The lines run as nobody (see run_traced): the box is theirs, the folder above it
+        # only passed through.
+        box.parent.chmod(0o711)
+        for path in (box, *box.rglob("*")):
+            os.chown(path, NOBODY, NOBODY)
+    return workspace, home
+
+
+def _explore(seed: int, count: int, shell: str, *, write_heavy: bool, keep_going: bool) -> int:
     from echo_desk.agent.permissions import Effect, PermissionEngine
     from echo_desk.agent.permissions.floor import Where
     from echo_desk.store.grants import GrantStore
-    from tests.agent.permissions.bash_trace import RULES, SHELLS, run_traced, strace_problem, unexpected
+    from tests.agent.permissions.bash_trace import (
+        NOBODY,
+        RULES,
+        SHELLS,
+        run_traced,
+        strace_problem,
+        unexpected,
+    )
     from tests.agent.permissions.written_files import not_allowed
 
     rng = random.Random(seed)
@@ -243,22 +322,25 @@ def _explore(seed: int, count: int, shell: str, *, keep_going: bool) -> int:
         if why is not None:
             print(why, file=sys.stderr)
             return 2
-        config, workspace, home = top / "config", top / "ws", top / "home"
-        for folder in (config, workspace, home):
-            folder.mkdir()
+        config, box = top / "config", top / "box"
+        config.mkdir()
+        workspace, home = _fresh_box(box)
         (config / "permissions.toml").write_text(RULES, encoding="utf-8")
         grants = GrantStore(top / "grants.sqlite3")
         engine = PermissionEngine(config_dir=config, grants=grants, home=home)
         where = Where(cwd=workspace, home=home, workspaces=(workspace,), protected=())
-        print(f"seed {seed}, {count} lines, run by {shell}", flush=True)
+        mode = ", write-heavy" if write_heavy else ""
+        print(f"seed {seed}, {count} lines, run by {shell}{mode}", flush=True)
         allowed = writing = wrong = 0
+        line = ""
         try:
             for n in range(count):
-                line = random_line(rng)
+                line = random_line(rng, write_heavy=write_heavy)
                 if engine.check_command(line, workspace=workspace).effect is not Effect.ALLOW:
                     continue
                 allowed += 1
-                trace = run_traced(line, workspace, home=home, shell=shell)
+                _fresh_box(box)
+                trace = run_traced(line, workspace, home=home, shell=shell, timeout=LINE_TIME, user=NOBODY)
                 ran = unexpected(line, trace.programs, where, SHELLS[shell])
                 wrote = not_allowed(trace.written, workspace)
                 writing += bool(not_allowed(trace.written, Path("/nowhere")))
@@ -266,9 +348,13 @@ def _explore(seed: int, count: int, shell: str, *, keep_going: bool) -> int:
                     continue
                 wrong += 1
                 print(f"WRONG at line {n}: allowed {json.dumps(line)}; it ran {trace.programs}, "
-                      f"wrote {[os.path.relpath(w, top) for w in wrote]} outside the workspace", flush=True)
+                      f"wrote {[os.path.relpath(w, box) for w in wrote]} outside the workspace", flush=True)
                 if not keep_going:
                     return 1
+        except BaseException:
+            # The line that broke the engine or the harness, so that it can be run again.
+            print(f"CRASHED on {json.dumps(line)}", file=sys.stderr, flush=True)
+            raise
         finally:
             grants.close()
     print(f"{allowed} of {count} lines allowed and run ({writing} wrote files); {wrong} ran a program the engine did not see or allow "

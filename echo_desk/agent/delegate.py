@@ -47,6 +47,7 @@ from echo_desk.tools import (
     ToolRole,
 )
 from echo_desk.tools.planted import CheckedLater
+from echo_desk.tools.sandbox_kept import capped
 
 SUBAGENT_PROMPT = (
     "You are a sub-agent of Echo Desk working on one task for another agent. Use only the tools "
@@ -167,11 +168,13 @@ class DelegateTool(Tool):
 
 def _result_entry(call_id: str, envelope: Envelope) -> dict[str, Any]:
     """A result in the transcript, stored as a conversation keeps it (the card shows the error in
-    the language of the moment), with the sandbox's facts its nested card shows."""
+    the language of the moment), with the sandbox's facts its nested card shows, capped as the
+    card keeps them (a call that planted thousands of files is stored with its first few and
+    their count)."""
     entry: dict[str, Any] = {"result": call_id, "envelope": envelope.to_stored_json()}
     sandbox = envelope.metadata.get("sandbox")
     if isinstance(sandbox, dict):
-        entry["sandbox"] = sandbox
+        entry["sandbox"] = capped(sandbox)
     return entry
 
 

@@ -12,24 +12,43 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from echo_desk.sandbox import owed as sandbox_owed
+from echo_desk.sandbox.owed_failure import OwedFailure
 from echo_desk.store.audit import AuditLog, checked_after_restart
 from echo_desk.store.conversations import ConversationStore
 from echo_desk.store.owed_checks import OwedCheck, OwedChecksStore
 from echo_desk.tools.planted import Planted
+from echo_desk.tools.sandbox_kept import PLANTED_MORE_KEY, capped
 
 log = logging.getLogger(__name__)
 
 #: The stored card's sandbox facts say the check was made at a start (``ui.chat.card_parse``).
 CHECKED_AFTER_RESTART_KEY = "checked_after_restart"
+#: ... and, when it could not be made, why (a ``sandbox.owed_failure.OwedFailure`` value).
+NOT_CHECKED_KEY = "not_checked_after_restart"
 
 
-def make_owed_checks(owed: OwedChecksStore, audit: AuditLog, conversations: ConversationStore | None = None) -> int:
-    """Make every owed check whose process is gone; how many were made (or found impossible)."""
-    checks = owed.owed()
-    for check in checks:
+@dataclass(frozen=True)
+class UpdatedCard:
+    """A saved call's envelope brought up to date by its owed check (for a chat showing it)."""
+
+    conversation_id: str
+    call_id: str
+    envelope: dict[str, Any]
+
+
+def make_owed_checks(owed: OwedChecksStore, audit: AuditLog, conversations: ConversationStore | None = None,
+                     updated: list[UpdatedCard] | None = None) -> int:
+    """Make every owed check whose process is gone; how many were made (or found impossible).
+    Each saved card brought up to date is added to ``updated`` (a chat open on it shows it)."""
+    made = 0
+    for check in owed.owed():
+        if not owed.claim(check):
+            continue  # another process (the app, the CLI) started at once and makes it
+        made += 1
         planted, error = _check(check)
         owed.checked(check.id, [p.to_json() for p in planted], error)
         try:
@@ -41,39 +60,51 @@ def make_owed_checks(owed: OwedChecksStore, audit: AuditLog, conversations: Conv
             log.exception("the check owed for call %s could not be recorded in the audit log", check.call_id)
         if conversations is not None and check.conversation_id:
             try:
-                _update_card(conversations, check, planted)
+                card = _update_card(conversations, check, planted, error)
+                if card is not None and updated is not None:
+                    updated.append(card)
             except Exception:
                 log.exception("the saved message of call %s could not be brought up to date", check.call_id)
-    return len(checks)
+    return made
 
 
 def _check(check: OwedCheck) -> tuple[tuple[Planted, ...], str]:
     try:
         planted = sandbox_owed.check_owed(check.snapshot)
     except sandbox_owed.UnreadableSnapshot as exc:
-        log.warning("the check owed for call %s could not be made: its snapshot does not read back (%s)",
-                    check.call_id, exc)
-        return (), f"its snapshot could not be read back ({exc})"
-    except Exception as exc:  # one bad check must not keep the others or the start from happening
+        # The row and the record keep the kind, which the person reads in their own language;
+        # the detail (another process's words, in English) is for the log.
+        log.warning("the check owed for call %s could not be made: its snapshot does not read back (%s: %s)",
+                    check.call_id, exc.kind.value, exc)
+        return (), exc.kind.value
+    except Exception:  # one bad check must not keep the others or the start from happening
         log.exception("the check owed for call %s failed", check.call_id)
-        return (), f"the check failed ({type(exc).__name__}: {exc})"
+        return (), OwedFailure.CHECK_FAILED.value
     log.warning("the check owed for call %s was made after a restart; put aside or back: %s", check.call_id,
                 "; ".join(f"{p.shown} ({p.change.value})" for p in planted) or "nothing")
     return planted, ""
 
 
-def _update_card(conversations: ConversationStore, check: OwedCheck, planted: Sequence[Planted]) -> None:
+def _update_card(conversations: ConversationStore, check: OwedCheck, planted: Sequence[Planted],
+                 error: str) -> UpdatedCard | None:
     """The call's saved message (when it was saved: a kill while the command ran leaves none)
-    says what the check found, as the card of a check made at once would, and when it was made."""
+    says what the check found, as the card of a check made at once would, and when it was made
+    (or why it could not be: then nothing is said found). The envelope written, if one was."""
     found = conversations.tool_envelope(check.conversation_id, check.call_id)
     if found is None:
-        return
+        return None
     node, envelope = found
     sandbox: Any = envelope.get("sandbox")
     if not isinstance(sandbox, dict):
-        return
+        return None
     workspace = check.workspace
     entries = [p.to_json() if p.workspace else {**p.to_json(), "workspace": workspace} for p in planted]
-    envelope = {**envelope, "sandbox": {**sandbox, "planted": entries, "checked_later": False,
-                                        CHECKED_AFTER_RESTART_KEY: True}}
-    conversations.replace_envelope(check.conversation_id, node, envelope)
+    # What the check found replaces the first account whole (its count of plants past the cut too).
+    facts = {**sandbox, "planted": entries, "checked_later": False, CHECKED_AFTER_RESTART_KEY: True,
+             PLANTED_MORE_KEY: 0}
+    if error:
+        facts[NOT_CHECKED_KEY] = error
+    envelope = {**envelope, "sandbox": capped(facts)}
+    if not conversations.replace_envelope(check.conversation_id, node, envelope):
+        return None
+    return UpdatedCard(check.conversation_id, check.call_id, envelope)

@@ -18,7 +18,7 @@ from echo_desk.agent.permissions import ToolStanding
 from echo_desk.agent.readiness import Readiness, readiness_of
 from echo_desk.agent.registry import RegisteredTool
 from echo_desk.agent.scope import Scope
-from echo_desk.cli import words
+from echo_desk.cli import owed_checks, words
 from echo_desk.cli.left_at_quit import close_and_tell
 from echo_desk.cli.mcp import (
     CLI_HANDSHAKE_TIMEOUT,
@@ -54,6 +54,15 @@ def run(args: argparse.Namespace) -> int | None:
 
 
 async def _with_mcp(runtime: Runtime, args: argparse.Namespace) -> int | None:
+    """Run one command, beside the checks an earlier Echo Desk owed (said once it ended)."""
+    checks = asyncio.ensure_future(asyncio.to_thread(owed_checks.make_owed_checks, runtime))
+    try:
+        return await _command(runtime, args)
+    finally:
+        owed_checks.tell(*await checks)
+
+
+async def _command(runtime: Runtime, args: argparse.Namespace) -> int | None:
     """Run one command with the MCP servers of mcp.json attached (the app sees the same tools)."""
     if args.command == "mcp":
         return await run_mcp_command(runtime, args)

@@ -23,6 +23,7 @@ from typing import Any
 
 from echo_desk.sandbox import placeholders as placeholders_module
 from echo_desk.sandbox.guard import Guard
+from echo_desk.sandbox.owed_failure import OwedFailure
 from echo_desk.tools.planted import Planted
 
 #: Changed when what a snapshot holds changes: an older one is not read as a newer one.
@@ -47,7 +48,15 @@ _ALLOWED = frozenset({
 
 
 class UnreadableSnapshot(ValueError):
-    """A kept snapshot that does not read back as one (another version's, or damaged)."""
+    """A kept snapshot that does not read back as one (``kind``: refused, another version's, or damaged)."""
+
+    def __init__(self, kind: OwedFailure, detail: str) -> None:
+        super().__init__(detail)
+        self.kind = kind
+
+
+class _Refused(pickle.UnpicklingError):
+    """A snapshot naming a class that is not one of a snapshot's."""
 
 
 def owed(guards: Sequence[Guard], placeholders: Sequence[placeholders_module.Placeholder]) -> bytes:
@@ -58,19 +67,24 @@ def owed(guards: Sequence[Guard], placeholders: Sequence[placeholders_module.Pla
 class _Unpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
         if (module, name) not in _ALLOWED:
-            raise pickle.UnpicklingError(f"{module}.{name} is not part of a sandbox snapshot")
+            raise _Refused(f"{module}.{name} is not part of a sandbox snapshot")
         return super().find_class(module, name)
 
 
 def _read(data: bytes) -> tuple[tuple[Guard, ...], tuple[placeholders_module.Placeholder, ...]]:
     try:
         value = _Unpickler(io.BytesIO(data)).load()
-    except Exception as exc:  # any failure to read it back is one kind: the check cannot be made
-        raise UnreadableSnapshot(str(exc)) from exc
+    except _Refused as exc:
+        raise UnreadableSnapshot(OwedFailure.REFUSED, str(exc)) from exc
+    except Exception as exc:  # any other failure to read it back: the row is damaged
+        raise UnreadableSnapshot(OwedFailure.UNREADABLE, str(exc)) from exc
+    if isinstance(value, tuple) and len(value) == 3 and isinstance(value[0], int) and value[0] != FORMAT:
+        raise UnreadableSnapshot(OwedFailure.OTHER_VERSION, f"a snapshot of format {value[0]}, not {FORMAT}")
     if (not isinstance(value, tuple) or len(value) != 3 or value[0] != FORMAT
+            or not isinstance(value[1], tuple) or not isinstance(value[2], tuple)
             or not all(isinstance(g, Guard) for g in value[1])
             or not all(isinstance(p, placeholders_module.Placeholder) for p in value[2])):
-        raise UnreadableSnapshot("not a sandbox snapshot of this version")
+        raise UnreadableSnapshot(OwedFailure.UNREADABLE, "not a sandbox snapshot")
     return value[1], value[2]
 
 

@@ -333,7 +333,7 @@ def server_left(server: str, source: str, folder: str, planted: Sequence[Planted
 def checked_after_restart(*, conversation_id: str, call_id: str, tool: str, workspace: str, started: float,
                           planted: Sequence[Planted], error: str, at: float) -> AuditRecord:
     """The record of a command's check made at a start (``at``), which the process that ran the
-    command (from ``started``) owed; ``error``: why it could not be made."""
+    command (from ``started``) owed; ``error``: why it could not be made (``sandbox.owed_failure.OwedFailure``)."""
     return AuditRecord(at=at, conversation_id=conversation_id, scope_chain=(), call_id=call_id, tool=tool,
                        source="builtin", arguments={"workspace": workspace, "started": started}, decision="",
                        provenance="",

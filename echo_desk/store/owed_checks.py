@@ -4,7 +4,8 @@ once its check was made, so that one a kill or a quit cut short is made at the n
 A check is owed from just before a sandboxed command starts until what it left has been compared
 with the snapshot taken before it (``sandbox.owed``). Echo Desk killed meanwhile (SIGKILL, a
 power cut), or quitting while a late check still waits for its sandbox, leaves the row ``owed``:
-the next start makes the check from the kept snapshot, keeps what it found here (``checked``)
+the next start claims the row (``claim``: the app and the CLI may both start), makes the check
+from the kept snapshot, keeps what it found here (``checked``)
 and tells the person; once told, the row goes (the audit log keeps what was found). The row names the process that owed it
 (its id and start time), so that a start never makes the check of a command still running in
 another Echo Desk process (the CLI).
@@ -66,6 +67,8 @@ class OwedCheck:
     #: The workspace (or the first of several) the command ran in.
     workspace: str
     snapshot: bytes
+    #: The gone process that owed it (or that was making it), for ``claim``.
+    owner: str = ""
 
 
 @dataclass(frozen=True)
@@ -145,15 +148,24 @@ class OwedChecksStore:
 
     def owed(self) -> list[OwedCheck]:
         """The checks owed by processes that no longer run, oldest first (none, without opening a
-        database that is not there)."""
+        database that is not there); one a gone process had begun to make is owed again."""
         if not self.path.exists():
             return []
         with self._connection() as conn:
             rows = conn.execute("SELECT id, at, owner, conversation_id, call_id, tool, workspace, snapshot"
-                                " FROM owed_checks WHERE state = 'owed' ORDER BY id").fetchall()
-        return [OwedCheck(id, at, conversation, call, tool, workspace, bytes(snapshot or b""))
+                                " FROM owed_checks WHERE state IN ('owed', 'checking') ORDER BY id").fetchall()
+        return [OwedCheck(id, at, conversation, call, tool, workspace, bytes(snapshot or b""), owner)
                 for id, at, owner, conversation, call, tool, workspace, snapshot in rows
                 if not _still_running(owner)]
+
+    def claim(self, check: OwedCheck) -> bool:
+        """This process makes ``check`` (``owed``'s): ``False`` when another one claimed it first.
+        The app and the CLI may start at once: each check is made once, not twice (the second
+        would find nothing where the first had put aside what it found, and say so)."""
+        with self._connection() as conn:
+            cursor = conn.execute("UPDATE owed_checks SET state = 'checking', owner = ? WHERE id = ? AND owner = ?"
+                                  " AND state IN ('owed', 'checking')", (this_process(), check.id, check.owner))
+        return cursor.rowcount == 1
 
     def checked(self, check_id: int, planted: Sequence[Mapping[str, Any]], error: str = "") -> None:
         """The owed check was made (``error``: it could not be): kept until told; its snapshot goes."""

@@ -14,7 +14,15 @@ from echo_desk.agent.envelope import DENIED_KEY, Envelope
 from echo_desk.agent.status import ToolStatus
 from echo_desk.tools.planted import Change, Planted
 from echo_desk.tools.results import ErrorKind, FileChange, FileChangeKind
-from echo_desk.ui.chat.card_facts import GridColumn, Part, SandboxFacts, SubCall, SubText, Unreadable
+from echo_desk.ui.chat.card_facts import (
+    GridColumn,
+    Part,
+    ResultFacts,
+    SandboxFacts,
+    SubCall,
+    SubText,
+    Unreadable,
+)
 from echo_desk.ui.chat.card_parse import (
     MAX_CELL_CHARS,
     MAX_ROWS,
@@ -179,6 +187,22 @@ def test_a_huge_grid_is_bounded_and_odd_cells_are_text() -> None:
 def test_sandbox_lists_are_bounded() -> None:
     facts = sandbox_of({"sandboxed": True, "refused_hosts": [f"h{i}.example" for i in range(10_000)]})
     assert facts == SandboxFacts(sandboxed=True, refused_hosts=tuple(f"h{i}.example" for i in range(MAX_SANDBOX_ENTRIES)))
+
+
+def test_planted_entries_are_bounded_and_still_all_counted() -> None:
+    """A command that planted thousands of files: the card (and the message stored from its facts)
+    keeps the first few and how many more there were; its line and mark say the whole count."""
+    many = [Planted(f"p{i}/.envrc", Change.CREATED, kept=f"/k/p{i}").to_json() for i in range(3_000)]
+    facts = sandbox_of({"sandboxed": True, "planted": many})
+    assert facts is not None and len(facts.planted) == MAX_SANDBOX_ENTRIES
+    assert facts.planted_more == 3_000 - MAX_SANDBOX_ENTRIES and facts.planted_count == 3_000
+    stored = facts.to_json()
+    assert sandbox_of(json.loads(json.dumps(stored))) == facts  # (read back alike, not counted twice)
+    card = TranscriptItem(TOOL, call_id="c1", tool_name="run_command")
+    card.show_result(ResultFacts(ok=True, sandbox=facts))
+    html = card_html(card, "Run a command", palette=LIGHT)
+    assert "⚠ 3000 plants blocked" in html and "2994 more" in html
+    assert sandbox_of({"sandboxed": True, "planted": many[:2], "planted_more": "lots"}).planted_more == 0  # type: ignore[union-attr]
 
 
 _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),

@@ -115,4 +115,4 @@ async def test_a_stopped_command_checked_later_has_its_plants_in_its_audit_row_a
     assert checked.later_check is None and [p.path for p in checked.planted] == [".vscode"]
     facts = sandbox_of(checked.metadata)  # the card, shown again from it
     assert facts is not None and not facts.checked_later and ".vscode (new: put aside)" in sandbox_html(facts)
-    assert "⚠ 1 plant blocked" in planted_mark(facts.planted)
+    assert "⚠ 1 plant blocked" in planted_mark(facts.planted_count)

@@ -90,7 +90,7 @@ async def test_a_command_stopped_after_it_planted_has_its_plants_in_its_card_and
     assert "blocked" in card.model_error  # the model is told too
     facts = sandbox_of(card.metadata)  # what the chat's card shows of it, in its line and its header
     assert facts is not None and ".vscode (new: put aside)" in sandbox_html(facts)
-    assert "⚠ 1 plant blocked" in planted_mark(facts.planted)
+    assert "⚠ 1 plant blocked" in planted_mark(facts.planted_count)
 
 
 @pytest.mark.parametrize("limit", ["command", "tool"])

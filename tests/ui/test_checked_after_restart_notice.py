@@ -5,6 +5,7 @@ found (every full path); the Activity page and the call's card say it too, in bo
 from __future__ import annotations
 
 import os
+import pickle
 import re
 import subprocess
 import time
@@ -14,13 +15,20 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
 
+from echo_desk.agent.model import ChatMessage, ToolCall
 from echo_desk.runtime import Runtime
+from echo_desk.sandbox import owed as sandbox_owed
 from echo_desk.store.audit import AuditLog, checked_after_restart
+from echo_desk.store.conversations import ConversationStore
 from echo_desk.tools.planted import Change, Planted
 from echo_desk.ui.app.checked_after_restart_notice import CheckedAfterRestartNotice, checked_after_restart_box
 from echo_desk.ui.app.start_notice_box import LEAST_WIDTH_CHARS
+from echo_desk.ui.approval.host import QtHost
 from echo_desk.ui.chat.card_facts import SandboxFacts
+from echo_desk.ui.chat.chat_session import ChatSession
 from echo_desk.ui.chat.sandbox_card import sandbox_html, sandbox_lines
+from echo_desk.ui.chat.tool_card import card_html
+from echo_desk.ui.chat.transcript import TranscriptItem
 from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.settings.activity_tab import COL_VERDICT, ActivityTab
 from tests.owed_check_helpers import owed_by_a_gone_process, snapshot_of
@@ -160,14 +168,24 @@ def test_a_check_that_could_not_be_made_says_so(qtbot: Any, tmp_path: Path) -> N
     try:
         log.append(checked_after_restart(conversation_id="c", call_id="call-9", tool="run_command",
                                          workspace="/home/me/ws", started=time.time() - 60, planted=(),
+                                         error="other_version", at=time.time() - 1))
+        # A row of an older Echo Desk kept its reason as English words: said as a failed check.
+        log.append(checked_after_restart(conversation_id="c", call_id="call-8", tool="run_command",
+                                         workspace="/home/me/old", started=time.time() - 90, planted=(),
                                          error="its snapshot could not be read back (truncated)", at=time.time()))
         tab = ActivityTab(log)
         qtbot.addWidget(tab)
-        item = tab.calls.topLevelItem(0)
-        assert item is not None
-        tab.calls.setCurrentItem(item)
-        assert "the check could not be made (its snapshot could not be read back" in tab.detail.text()
-        assert "/home/me/ws" in tab.detail.text()
+        details = []
+        for row in range(2):
+            item = tab.calls.topLevelItem(row)
+            assert item is not None
+            tab.calls.setCurrentItem(item)
+            details.append(tab.detail.text())
+        [older] = [d for d in details if "/home/me/old" in d]
+        [kind] = [d for d in details if "/home/me/ws" in d]
+        assert "the check could not be made (the check failed (its snapshot could not be read back" in older
+        assert ("the check could not be made (what was kept for it was written by another version of Echo Desk, "
+                "whose snapshots this version does not read)") in kind and "other_version" not in kind
     finally:
         log.close()
 
@@ -184,13 +202,27 @@ def test_the_app_makes_the_owed_check_and_tells_it_at_start(qapp: Any, monkeypat
     workspace, home = tmp_path / "project", tmp_path / "home"
     home.mkdir()
     subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    conversations = ConversationStore(data_dir() / "conversations.sqlite3")
+    try:
+        conversation = conversations.create("saved")
+        call = ToolCall(id="call-1", name="run_command", arguments="{}")
+        conversations.append(conversation.id, ChatMessage(role="assistant", tool_calls=(call,)), node="a1")
+        conversations.append(conversation.id, ChatMessage(role="tool", content="done", tool_call_id="call-1"),
+                             {"ok": True, "content": "done", "sandbox": {"sandboxed": True, "checked_later": True}},
+                             node="t1")
+    finally:
+        conversations.close()
     store = OwedChecksStore(data_dir() / OWED_CHECKS_FILE)
-    store.owe(conversation_id="c", call_id="call-1", tool="run_command", workspace=str(workspace),
+    store.owe(conversation_id=conversation.id, call_id="call-1", tool="run_command", workspace=str(workspace),
               snapshot=snapshot_of(workspace, home, tmp_path / "put-aside"))
     owed_by_a_gone_process(store)
     hook = workspace / ".git" / "hooks" / "post-checkout"
     hook.write_text("#!/bin/sh\necho planted\n")
     seen: dict[str, str] = {}
+    # The updated card reaches the window's chat (which shows it if that conversation is open).
+    cards: list[tuple[str, str, bool]] = []
+    monkeypatch.setattr(ChatSession, "show_updated_card", lambda _self, conversation_id, call_id, stored: cards.append(
+        (conversation_id, call_id, stored["sandbox"]["checked_after_restart"])))
     original_load = app_module.App.load
 
     async def load_then_close(self: app_module.App) -> None:
@@ -210,3 +242,106 @@ def test_the_app_makes_the_owed_check_and_tells_it_at_start(qapp: Any, monkeypat
     assert app_module.run_gui(["echo-desk"]) == 0
     assert f"{hook} (new: put aside)" in seen["text"] and not hook.exists()
     assert store.untold() == [] and store.owed() == []
+    assert cards == [(conversation.id, "call-1", True)]
+
+
+def _open_chat_with_the_call(runtime: Runtime, tmp_path: Path, workspace: Path,
+                             snapshot: bytes) -> tuple[ConversationStore, ChatSession, TranscriptItem]:
+    """A saved conversation whose run_command call is owed its check (by a gone process), open in a chat."""
+    conversations = ConversationStore(tmp_path / "data" / "conversations.sqlite3")
+    conversation = conversations.create("open")
+    call = ToolCall(id="call-1", name="run_command", arguments="{}")
+    conversations.append(conversation.id, ChatMessage(role="assistant", tool_calls=(call,)), node="a1")
+    conversations.append(conversation.id, ChatMessage(role="tool", content="done", tool_call_id="call-1"),
+                         {"ok": True, "content": "done",
+                          "sandbox": {"sandboxed": True, "mode": "sandboxed", "checked_later": True}}, node="t1")
+    assert runtime.owed_checks is not None
+    runtime.owed_checks.owe(conversation_id=conversation.id, call_id="call-1", tool="run_command",
+                            workspace=str(workspace), snapshot=snapshot)
+    owed_by_a_gone_process(runtime.owed_checks)
+    session = ChatSession(QtHost(lambda: None))
+    session.store = conversations
+    session.open(conversation)
+    [card] = [i for i in session.transcript._items if i.call_id == "call-1"]
+    assert card.sandbox is not None and card.sandbox.checked_later and not card.sandbox.checked_after_restart
+    return conversations, session, card
+
+
+def test_a_chat_open_on_the_call_shows_its_card_brought_up_to_date_at_once(qtbot: Any, tmp_path: Path) -> None:
+    """The check made at a start updates the saved card; the chat already showing it shows the
+    new card without being reopened (as a late check's card does while the app runs)."""
+    i18n_qt.apply_language("en")
+    workspace, home = tmp_path / "project", tmp_path / "home"
+    home.mkdir()
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    runtime = Runtime.create(data_dir=tmp_path / "data", with_builtins=False, with_plugins=False)
+    conversations, session, card = _open_chat_with_the_call(
+        runtime, tmp_path, workspace, snapshot_of(workspace, home, tmp_path / "data" / "put-aside"))
+    hook = workspace / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho planted\n")
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    try:
+        notice = CheckedAfterRestartNotice(runtime, conversations, parent, on_card=lambda c: session.show_updated_card(
+            c.conversation_id, c.call_id, c.envelope))
+        notice.check()
+        qtbot.waitUntil(lambda: "checked at the next start" in card_html(card, "Run command"), timeout=10000)
+        html = card_html(card, "Run command")
+        assert "pre-commit (new: put aside)" in html and "still ran in the sandbox" not in html
+        assert card.result == "done"
+        # Another conversation open instead: its cards are left alone.
+        other = conversations.create("other")
+        session.open(other)
+        session.show_updated_card("not-it", "call-1", {"ok": False})
+    finally:
+        session.store = None
+        conversations.close()
+        runtime.close()
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_a_check_that_could_not_be_made_says_why_in_the_notice_and_on_the_open_card(
+        qtbot: Any, tmp_path: Path, language: str) -> None:
+    """A snapshot of another version: the notice and the card say so in the person's language,
+    with what to do, never the exception's words."""
+    i18n_qt.apply_language(language)
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    runtime = Runtime.create(data_dir=tmp_path / "data", with_builtins=False, with_plugins=False)
+    conversations, session, card = _open_chat_with_the_call(
+        runtime, tmp_path, workspace, pickle.dumps((sandbox_owed.FORMAT + 1, (), ())))
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    try:
+        notice = CheckedAfterRestartNotice(runtime, conversations, parent, on_card=lambda c: session.show_updated_card(
+            c.conversation_id, c.call_id, c.envelope))
+        notice.check()
+        qtbot.waitUntil(lambda: notice.box is not None and notice.box.isVisible(), timeout=10000)
+        assert notice.box is not None
+        text = notice.box.informativeText()
+        qtbot.waitUntil(lambda: card.sandbox is not None and bool(card.sandbox.not_checked_after_restart),
+                        timeout=5000)
+        html = card_html(card, "Run command")
+        assert "other_version" not in text and "other_version" not in html and str(workspace) in text
+        if language == "en":
+            assert ("the check could not be made (what was kept for it was written by another version of Echo Desk, "
+                    "whose snapshots this version does not read). Look yourself") in text
+            assert "at the next start the check could not be made (what was kept for it was written by another" in html
+        else:
+            assert "为它保存的快照是另一个版本的 Echo Desk 写下的" in text and "为它保存的快照是另一个版本" in html
+            assert all(CJK.search(line) for line in text.splitlines() if line.strip())
+        if SHOTS:
+            notice.box.grab().save(f"{SHOTS}-failed-notice-{language}.png")
+            view = QLabel(html)
+            view.setWordWrap(True)
+            view.setFixedWidth(640)
+            qtbot.addWidget(view)
+            view.show()
+            qtbot.waitExposed(view)
+            view.grab().save(f"{SHOTS}-failed-card-{language}.png")
+        notice.box.close()
+    finally:
+        i18n_qt.apply_language("en")
+        session.store = None
+        conversations.close()
+        runtime.close()

@@ -151,6 +151,19 @@ def written(argv: Sequence[str | None]) -> tuple[Paths, Paths] | None:
 _UNKNOWN: tuple[Paths, Paths] = ((None,), ())
 
 
+def moved_away(argv: Sequence[str | None]) -> Paths:
+    """What ``mv`` (``argv``) moves away from its place: each source (``-t DIR`` or not; ``None``:
+    an operand or option only known when it runs, or not read here). A folder moved away takes
+    every file below it along (``removed_folders``); nothing for any other program."""
+    if not argv or argv[0] is None or os.path.basename(argv[0]) != "mv":
+        return ()
+    parsed = read_options(list(argv[1:]), _MOVE)
+    if not _understood(parsed):
+        return (None,)
+    operands = [v for _, v in parsed.operands]
+    return tuple(operands if _value(parsed, "--target-directory") else operands[:-1])
+
+
 def _names(parsed: Parsed) -> set[str]:
     return {n for s in parsed.seen if s.option is not None for n in s.option.names}
 

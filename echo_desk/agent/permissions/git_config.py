@@ -147,6 +147,25 @@ def file_entries(path: Path) -> tuple[tuple[str, str | None, str, str], ...] | N
         return None
 
 
+def included_files(paths: Sequence[Path], home: Path | None) -> list[Path]:
+    """The files the settings files ``paths`` include (``include.path``, and ``includeIf.*.path``
+    whatever its condition), followed as git follows them (``_DEPTH`` deep); one not resolved
+    here (another user's ``~name/…``) is left out."""
+    found: list[Path] = []
+    todo = [(path, 0) for path in paths]
+    while todo:
+        path, depth = todo.pop()
+        if depth >= _DEPTH:
+            continue
+        for section, _, key, value in file_entries(path) or ():
+            if key == "path" and section in ("include", "includeif"):
+                target = _resolved(value, path.parent, home)
+                if target is not None and target not in found:
+                    found.append(target)
+                    todo.append((target, depth + 1))
+    return found
+
+
 def environment_files() -> list[Path]:
     """The settings files ``$GIT_CONFIG_GLOBAL`` and ``$GIT_CONFIG_SYSTEM`` name, read instead of
     the person's and the system's (proven, git 2.39: its ``core.fsmonitor`` ran under ``git

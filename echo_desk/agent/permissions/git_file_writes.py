@@ -13,8 +13,9 @@ bash and dash, strace):
 - ``git unpack-file BLOB``: a ``.merge_file_XXXXXX`` in the folder it runs in;
 - ``git pack-objects BASE``: ``BASE-HASH.pack`` and ``.idx`` beside BASE (``out`` wrote
   ``./out-HASH.pack``), unless ``--stdout``;
-- ``git credential-store``: ``~/.git-credentials`` and ``~/.config/git/credentials`` unless
-  ``--file`` names the file (``store`` and ``erase`` rewrite them; ``get`` reads);
+- ``git credential-store``: ``~/.git-credentials`` and ``~/.config/git/credentials`` (or
+  ``$XDG_CONFIG_HOME/git/credentials``) unless ``--file`` names the file (``store`` and
+  ``erase`` rewrite them; ``get`` reads: ``git_unnamed_reads``);
 - ``git credential-cache``: its socket folder ``~/.cache/git/credential`` (or
   ``~/.git-credential-cache``), and a daemon left running, unless ``--socket`` names one;
 - ``git maintenance register``/``unregister``: the person's git settings (``~/.gitconfig``…,
@@ -51,6 +52,7 @@ from dataclasses import dataclass
 
 from echo_desk.agent.permissions import line_environment
 from echo_desk.agent.permissions.git_settings_writes import from_starts, global_files
+from echo_desk.agent.permissions.git_unnamed_reads import CREDENTIAL_SOCKETS, credential_files
 from echo_desk.agent.permissions.long_prefixes import long_prefix
 
 Paths = tuple[str | None, ...]
@@ -77,8 +79,6 @@ _HERE = {
 #: The short options of those subcommands that take a value as the rest of their word (a group
 #: ``-kv4o`` names a reroll count, not ``-o``).
 _VALUED_SHORT = {"format-patch": "vo", "bugreport": "so", "diagnose": "so"}
-_CREDENTIAL_FILES = ("~/.git-credentials", "~/.config/git/credentials")
-_CREDENTIAL_SOCKETS = ("~/.cache/git/credential", "~/.git-credential-cache")
 #: ``git credential-store`` actions that only read.
 _READING_CREDENTIAL_ACTIONS = frozenset({"get"})
 
@@ -116,9 +116,9 @@ def written(argv: Sequence[str | None], at: int) -> Written:
     if sub == "credential-store":
         if given("--file") or (operands and operands[0] in _READING_CREDENTIAL_ACTIONS):
             return Written()
-        return Written(files=_CREDENTIAL_FILES)
+        return Written(files=credential_files())
     if sub == "credential-cache":
-        return Written() if given("--socket") else Written(below=_CREDENTIAL_SOCKETS)
+        return Written() if given("--socket") else Written(below=CREDENTIAL_SOCKETS)
     action = operands[0] if operands else None
     if action in ("register", "unregister"):
         return Written(files=global_files())

@@ -4,11 +4,12 @@ deny rules; ``-c``, ``--config-env``, ``--exec-path`` are never covered by ``**`
 options (``git_options``), the commands it runs (``submodule foreach``, ``bisect run``, the editor
 ``git commit`` starts: ``editor_starts``) and what
 its read-looking forms change (``git branch NAME``), and where it writes outside its repository
-(``git_settings_writes``, ``git_folder_writes``, ``git_file_writes``)."""
+(``git_settings_writes``, ``git_folder_writes``, ``git_file_writes``) and the files it reads and
+prints that no word names (``git_unnamed_reads``)."""
 
 from __future__ import annotations
 
-from echo_desk.agent.permissions import git_file_writes
+from echo_desk.agent.permissions import git_file_writes, git_unnamed_reads
 from echo_desk.agent.permissions import git_options as git
 from echo_desk.agent.permissions.editor_starts import git_editors
 from echo_desk.agent.permissions.git_folder_writes import folders_written
@@ -68,7 +69,8 @@ def git_reading(argv: Argv, program: str) -> Reading:
     below = (*folders_written(argv, at), *unnamed.below)
     reads_only = sub in git.READS_ONLY and not found and not inners
     return Reading(program, flags=tuple(found), inners=tuple(inners), matched=matched, spellings=tuple(spellings),
-                   reads_only=reads_only, written=written, written_below=below)
+                   reads_only=reads_only, written=written, written_below=below,
+                   values=git_unnamed_reads.read(argv, at))
 
 
 def _settings(values: list[str | None]) -> list[Flag]:

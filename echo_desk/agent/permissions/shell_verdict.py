@@ -20,6 +20,7 @@ import fnmatch
 import functools
 import os
 import shlex
+import stat
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -32,6 +33,7 @@ from echo_desk.agent.permissions import (
     git_foreach,
     git_reading,
     git_repositories,
+    git_unnamed_reads,
     git_whole_reads,
     git_worktree_updates,
     hg_extension_writes,
@@ -80,6 +82,7 @@ from echo_desk.agent.permissions.model import (
 from echo_desk.agent.permissions.options import read_options
 from echo_desk.agent.permissions.programs import Reading
 from echo_desk.agent.permissions.reading import Flag
+from echo_desk.agent.permissions.removed_folders import removed_folders
 from echo_desk.agent.permissions.repository_tops import repository_tops
 from echo_desk.agent.permissions.shell import (
     INERT_ASSIGNMENTS,
@@ -96,6 +99,11 @@ from echo_desk.sandbox.shell import Grammar, command_shell
 
 #: Redirection targets that are never files anyone cares about.
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+#: Programs that write a path only by opening it and writing into it, as a redirection does: one
+#: of ``HARMLESS_TARGETS`` is as harmless to them. Any other program writing one may remove,
+#: rename, replace it, or change its mode or owner (`rm -f /dev/null`, `mv x /dev/stdout`,
+#: `chmod 600 /dev/null`: strace, coreutils 9.1, s303): the write rules judge it as any path.
+CONTENT_WRITERS = frozenset({"tee", "dd", "touch", "truncate", "sed", "sort", "tar", "find"})
 #: Devices a redirection may read from without a rule (bash opens /dev/tcp/HOST/PORT itself).
 READABLE_DEVICES = frozenset({"/dev/null", "/dev/zero", "/dev/stdin", "/dev/urandom", "/dev/random"})
 #: Wrappers inside wrappers (``env bash -c 'sudo …'``): deeper is never allowed, and asks.
@@ -207,7 +215,7 @@ class _Judge:
     def __init__(self, rules: Rules, where: floor.Where, analysis: Analysis) -> None:
         self.rules = rules
         self.where = where
-        self.cwds, self.cwd_known, self.cd_outside = _working_folders(analysis, where)
+        self.cwds, self.cwd_known, self.cd_outside, passed = _working_folders(analysis, where)
         self.path_denies = [c for c in (*rules.read, *rules.write) if _path_deny(c)]
         #: The read denies among them: what a program opens by names not on the line is only read.
         self.read_denies = [c for c in rules.read if _path_deny(c)]
@@ -228,9 +236,11 @@ class _Judge:
         self.tildes = LiteralTildes()
         #: What the line's commands may change before another of them runs (``line_changes``).
         self.changes = line_changes.changes(self._line_writes(), self.cwds, self.cwd_known, where.home)
-        if any(self.changes.through_link(c) for c in self.cwds[1:]):
+        if any(self.changes.through_link(c) for c in (*self.cwds[1:], *passed)):
             # `ln -s ~ out/h && cd out/h`: the folder a cd goes to may be a link the line makes,
-            # which leads anywhere (out of the workspaces too).
+            # which leads anywhere (out of the workspaces too); so may one it passes on the way:
+            # `ln -s ~/.ssh up; cd -P up/..` is the home folder (and so is bash's logical
+            # `cd up/../.ssh`, which, the workspace having no .ssh, goes the physical way).
             self.cwd_known, self.cd_outside = False, True
         #: The folders each command of an `&&` chain runs in, by its id (``_chain_folders``).
         self._chain = _chain_folders(analysis, where) if self.cwd_known else {}
@@ -258,6 +268,10 @@ class _Judge:
         if not values:
             return found
         reading = programs.read(values)
+        if reading.values and values[0] is not None and programs.base(values[0]) == "git":
+            # (the files git's settings include are read, and printed by `git config --list`, too)
+            reading = replace(reading, values=(*reading.values,
+                                               *git_unnamed_reads.included(reading.values, self.where.home)))
         found.argvs.append(values)
         if values[0] is not None and "/" in values[0]:
             found.argvs.append((programs.base(values[0]), *values[1:]))
@@ -733,6 +747,8 @@ class _Judge:
             return False
         if any(self._below_refused(folder) for folder in reading.written_below if folder is not None):
             return False
+        if any(self._removal_refused(folder, values) for folder in removed_folders(values, reading)):
+            return False
         if any(self._below_refused(top, repository_aside=True) for top in self._worktree_tops(values)):
             return False
         links = [p for folder in reading.written_below if folder is not None for p in self._links_below(folder)]
@@ -833,6 +849,18 @@ class _Judge:
         return any(reaches_below(c, place, self.where, repository_aside=repository_aside) for c in refusing
                    for place in places) or any(place == p or place in p.parents
                                                for place in places for p in self.where.protected)
+
+    def _removal_refused(self, folder: str | None, values: tuple[str | None, ...]) -> bool:
+        """Whether a deny or ask write rule may match a file below a folder the command removes
+        or moves away whole (``removed_folders``: ``rm -r out/d`` beside ``@workspace/**/*.env``
+        denied). A path that is a plain file now, which no other command of the line changes,
+        holds nothing below it: ``mv a.txt b.txt`` is judged by its words alone."""
+        places = self._places(folder)
+        if places is None:
+            return True
+        if all(_plain_file(p) and not self.changes.touches(p, values) for p in places):
+            return False
+        return self._below_refused(folder)
 
     def _places(self, folder: str | None) -> list[Path] | None:
         """Where a folder word of the command leads, from each folder the line may run in: the
@@ -1301,7 +1329,7 @@ class _Judge:
         """What the rules say of the redirection (or of the command ``own`` writing a path,
         judged as one)."""
         value = redirect.target.value
-        if value in HARMLESS_TARGETS:
+        if value in HARMLESS_TARGETS and (own is None or (programs.base(own[0]) if own else None) in CONTENT_WRITERS):
             return Effect.ALLOW, Provenance(kind=Decider.DEFAULT, detail="harmless target")
         family = self.rules.write if redirect.write else self.rules.read
         if value is None:
@@ -1538,9 +1566,10 @@ def _inner_words(argv: tuple[Word, ...], inner: programs.Inner) -> tuple[Word, .
     return words
 
 
-def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path], bool, bool]:
+def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path], bool, bool, list[Path]]:
     """The folders the line's commands may run in (the first, then each ``cd`` target), whether
-    they are all known, and whether a ``cd`` leaves the workspaces. A plain ``cd DIR`` or
+    they are all known, whether a ``cd`` leaves the workspaces, and the folders a ``cd`` passes
+    on the way to its target, as written (``_passed_on_the_way``). A plain ``cd DIR`` or
     ``pushd DIR`` of an ``&&`` chain goes from the folder the chain is in before it
     (``_chain_folders``: ``cd src && cd ../out`` never goes to the workspace's ``../out``); any
     other from every folder so far. A ``popd`` goes back to a folder already listed, but only
@@ -1549,6 +1578,7 @@ def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path]
     cwds = [where.cwd]
     known = True
     outside = False
+    passed: list[Path] = []
     chain = _chain_folders(analysis, where)
     pushed = 0
     for command in analysis.commands:
@@ -1574,6 +1604,7 @@ def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path]
             # both are folders the line may be in.
             bases = chain.get(id(command), cwds) if _plain_move(words) is not None else cwds
             targets = [t for c in bases for t in (Path(os.path.normpath(c / value)), Path(os.path.realpath(c / value)))]
+            passed += [p for c in bases for p in _passed_on_the_way(c, value)]
         else:
             known, outside = False, True
             continue
@@ -1582,7 +1613,20 @@ def _working_folders(analysis: Analysis, where: floor.Where) -> tuple[list[Path]
                 outside = True
             if target not in cwds:
                 cwds.append(target)
-    return cwds, known, outside
+    return cwds, known, outside, passed
+
+
+def _passed_on_the_way(base: Path, value: str) -> list[Path]:
+    """The folders, as written, a ``cd`` from ``base`` to ``value`` passes before its target
+    (``out/l/../x``: out, out/l, out): a ``..`` after one that is a link leaves the folder the
+    link leads to, not the one holding it, in a physical ``cd -P`` and in bash's logical ``cd``
+    when the folder as written is missing (it then goes the physical way)."""
+    current = Path("/") if os.path.isabs(value) else base
+    passed: list[Path] = []
+    for part in [p for p in value.split("/") if p and p != "."][:-1]:
+        current = Path(os.path.normpath(current / part))
+        passed.append(current)
+    return passed
 
 
 def _chain_folders(analysis: Analysis, where: floor.Where) -> dict[int, list[Path]]:
@@ -1702,6 +1746,14 @@ def _narrow_pattern(program: str, values: tuple[str | None, ...]) -> str:
 #: Names standing for anything a program may write below a folder (``tar -x``): a file in it,
 #: and one in a folder below it.
 _ANY_BELOW = ("any-file", "any-folder/any-file")
+
+
+def _plain_file(path: Path) -> bool:
+    """Whether ``path`` is a regular file now (not a folder, not a link to one)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _written_paths(reading: Reading) -> list[str | None]:

@@ -1,7 +1,8 @@
 """At start-up: the checks of sandboxed commands that Echo Desk owed when it was last closed
 (killed, or quit before a late check ended) are made (``agent.owed_checks``), off the UI thread,
 and one notice says what each found and that it was found only now, after a restart. They count
-as told once the notice is closed (quitting before that leaves them for the next start)."""
+as told once the notice is closed (quitting before that leaves them for the next start). A chat
+already open on a call whose saved card a check brought up to date shows the new card at once."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ from echo_desk.ui.core.checked_after_restart_text import command_lines
 from echo_desk.ui.core.marshal import BackgroundOp
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from echo_desk.agent.owed_checks import UpdatedCard
     from echo_desk.runtime import Runtime
     from echo_desk.store.conversations import ConversationStore
     from echo_desk.store.owed_checks import CheckedAfterRestart
@@ -40,10 +44,13 @@ def checked_after_restart_box(records: list[CheckedAfterRestart], parent: QWidge
 class CheckedAfterRestartNotice:
     """Makes the owed checks off the UI thread; shows what they found, if any were owed."""
 
-    def __init__(self, runtime: Runtime, conversations: ConversationStore | None, parent: QWidget) -> None:
+    def __init__(self, runtime: Runtime, conversations: ConversationStore | None, parent: QWidget,
+                 on_card: Callable[[UpdatedCard], None] | None = None) -> None:
         self._runtime = runtime
         self._conversations = conversations
         self._parent = parent
+        #: Told (on the UI thread) of each saved card a check brought up to date.
+        self._on_card = on_card
         self.box: QMessageBox | None = None
         #: The owed checks were made and what they found was taken (shown, if anything was).
         self.done = False
@@ -51,12 +58,17 @@ class CheckedAfterRestartNotice:
     def check(self) -> None:
         BackgroundOp(self._make).on_success(self._show).run()
 
-    def _make(self) -> list[CheckedAfterRestart]:
-        self._runtime.make_owed_checks(self._conversations)
+    def _make(self) -> tuple[list[CheckedAfterRestart], list[UpdatedCard]]:
+        updated: list[UpdatedCard] = []
+        self._runtime.make_owed_checks(self._conversations, updated)
         store = self._runtime.owed_checks
-        return store.untold() if store is not None else []
+        return (store.untold() if store is not None else []), updated
 
-    def _show(self, records: list[CheckedAfterRestart]) -> None:
+    def _show(self, made: tuple[list[CheckedAfterRestart], list[UpdatedCard]]) -> None:
+        records, updated = made
+        if self._on_card is not None:
+            for card in updated:
+                self._on_card(card)
         self.done = True
         store = self._runtime.owed_checks
         if not records or store is None:

@@ -209,8 +209,10 @@ class App:
         if services.runtime is not None and services.runtime.owed_checks is not None:
             from echo_desk.ui.app.checked_after_restart_notice import CheckedAfterRestartNotice
 
-            self._checked_after_restart = CheckedAfterRestartNotice(services.runtime, services.conversations,
-                                                                    self.window)
+            self._checked_after_restart = CheckedAfterRestartNotice(
+                services.runtime, services.conversations, self.window,
+                on_card=lambda card: self.window.session.show_updated_card(card.conversation_id, card.call_id,
+                                                                           card.envelope))
             self._checked_after_restart.check()
 
     def _on_settings(self, settings: Settings) -> None:

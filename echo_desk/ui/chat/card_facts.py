@@ -94,11 +94,15 @@ class SandboxFacts:
     mode: str = ""
     status: str = ""
     planted: tuple[Planted, ...] = ()
+    #: Planted entries past the cap kept with the conversation (``tools.sandbox_kept``): counted, not named.
+    planted_more: int = 0
     search_cut: bool = False
     #: Processes of the sandbox still ran when the command ended: what they left is checked later.
     checked_later: bool = False
     #: Echo Desk was closed before it checked what the command left: checked at its next start.
     checked_after_restart: bool = False
+    #: ... but that check could not be made: why (a ``sandbox.owed_failure.OwedFailure`` value).
+    not_checked_after_restart: str = ""
     #: A sandboxed MCP server's call (checked after it), not a command.
     server: bool = False
 
@@ -106,9 +110,17 @@ class SandboxFacts:
         """As stored with the message (``sandbox_of`` reads it back alike)."""
         return {"sandboxed": self.sandboxed, "domains": list(self.domains), "blocked": list(self.blocked),
                 "refused_hosts": list(self.refused_hosts), "mode": self.mode, "status": self.status,
-                "planted": [p.to_json() for p in self.planted], "search_cut": self.search_cut,
+                "planted": [p.to_json() for p in self.planted], "planted_more": self.planted_more,
+                "search_cut": self.search_cut,
                 "checked_later": self.checked_later, "server": self.server,
-                "checked_after_restart": self.checked_after_restart}
+                "checked_after_restart": self.checked_after_restart,
+                **({"not_checked_after_restart": self.not_checked_after_restart}
+                   if self.not_checked_after_restart else {})}
+
+    @property
+    def planted_count(self) -> int:
+        """How many entries were planted, those past the cap included."""
+        return len(self.planted) + self.planted_more
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -161,6 +173,17 @@ class SubTranscript:
     @property
     def call_ids(self) -> tuple[str, ...]:
         return tuple(s.call_id for s in self.steps if isinstance(s, SubCall) and s.call_id)
+
+    @property
+    def sandboxes(self) -> tuple[SandboxFacts, ...]:
+        """The sandbox facts of the sub-agent's calls that have them, in order."""
+        return tuple(s.result.sandbox for s in self.steps
+                     if isinstance(s, SubCall) and s.result is not None and s.result.sandbox is not None)
+
+    @property
+    def planted_count(self) -> int:
+        """How many entries the sub-agent's calls planted, all of them (the header's mark)."""
+        return sum(facts.planted_count for facts in self.sandboxes)
 
 
 @dataclass(frozen=True, kw_only=True)

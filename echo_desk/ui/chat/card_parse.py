@@ -22,6 +22,7 @@ from echo_desk.i18n import deferred_from_json
 from echo_desk.store.not_saved import cause_text
 from echo_desk.tools.planted import planted_of as planted_of
 from echo_desk.tools.results import FileChange, FileChangeKind
+from echo_desk.tools.sandbox_kept import MAX_ENTRIES, planted_more
 from echo_desk.ui.chat.card_facts import (
     Cell,
     GridColumn,
@@ -45,8 +46,9 @@ if TYPE_CHECKING:
 MAX_ROWS = 50
 #: A cell longer than this is cut with "…" (the model's text result has the value).
 MAX_CELL_CHARS = 120
-#: Entries kept of each list of the sandbox facts (domains, hosts, what was refused, planted).
-MAX_SANDBOX_ENTRIES = 50
+#: Entries kept of each list of the sandbox facts (domains, hosts, what was refused, planted): the
+#: cap they are stored with (a sub-agent's calls' facts are stored capped by ``delegate``).
+MAX_SANDBOX_ENTRIES = MAX_ENTRIES
 
 
 # -- the two ways in ---------------------------------------------------------------------------
@@ -214,12 +216,16 @@ def sandbox_of(metadata: object) -> SandboxFacts | None:
         value = facts.get(key)
         return tuple(str(v) for v in value[:MAX_SANDBOX_ENTRIES]) if isinstance(value, list) else ()
 
+    planted = planted_of(facts.get("planted"))
+    more = planted_more(facts) + max(len(planted) - MAX_SANDBOX_ENTRIES, 0)
     return SandboxFacts(sandboxed=facts["sandboxed"], domains=strings("domains"), blocked=strings("blocked"),
                         refused_hosts=strings("refused_hosts"), mode=str(facts.get("mode", "")),
-                        status=str(facts.get("status", "")), planted=tuple(planted_of(facts.get("planted"))),
+                        status=str(facts.get("status", "")), planted=tuple(planted[:MAX_SANDBOX_ENTRIES]),
+                        planted_more=more,
                         search_cut=facts.get("search_cut") is True, checked_later=facts.get("checked_later") is True,
                         server=facts.get("server") is True,
-                        checked_after_restart=facts.get("checked_after_restart") is True)
+                        checked_after_restart=facts.get("checked_after_restart") is True,
+                        not_checked_after_restart=_text(facts.get("not_checked_after_restart")))
 
 
 def denial_of(metadata: object) -> str | None:

@@ -325,6 +325,12 @@ class ChatSession(QObject):
 
         marshal.BackgroundOp(store.replace_envelope, conversation_id, node, record).on_failure(failed).run(serial=True)
 
+    def show_updated_card(self, conversation_id: str, call_id: str, stored: JsonObject) -> None:
+        """A call's saved result was brought up to date outside this session (its check made after
+        a restart): the card shows it now, if this conversation is the one open."""
+        if self.conversation is not None and str(self.conversation.id) == conversation_id:
+            self.transcript.set_stored_result(call_id, stored)
+
     def stop(self) -> None:
         if self.core.busy:
             self.core.stop()

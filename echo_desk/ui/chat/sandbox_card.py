@@ -15,6 +15,7 @@ from echo_desk.i18n import N_, _, list_text
 # The facts are read once where the result enters the transcript; imported from here too.
 from echo_desk.ui.chat.card_parse import planted_of as planted_of
 from echo_desk.ui.chat.card_parse import sandbox_of as sandbox_of
+from echo_desk.ui.core.checked_after_restart_text import failure_reason
 from echo_desk.ui.core.palette import Palette, in_use
 from echo_desk.ui.core.planted_text import done_text, planted_label
 
@@ -37,16 +38,17 @@ _MOST_NAMED = 6
 
 
 def planted_lines(planted: Sequence[Planted], palette: Palette | None = None, *,
-                  server: bool = False) -> list[tuple[str, str]]:
+                  server: bool = False, more: int = 0) -> list[tuple[str, str]]:
     """``(text, colour)``: "Blocked: the command tried to plant …" (or the server, after its
-    call) and where it was put."""
+    call) and where it was put; ``more``: entries past the stored cap, counted with the unnamed."""
     if not planted:
         return []
     p = palette or in_use()
     named = [_("{path} ({what})").format(path=visible(item.full(), one_line=True), what=done_text(item))
              for item in planted[:_MOST_NAMED]]
-    if len(planted) > _MOST_NAMED:
-        named.append(_("{count} more").format(count=len(planted) - _MOST_NAMED))
+    unnamed = max(len(planted) - _MOST_NAMED, 0) + more
+    if unnamed:
+        named.append(_("{count} more").format(count=unnamed))
     blocked = (_("Blocked: the sandboxed server left in its folder what would run code later, outside the "
                  "sandbox: {what}") if server else
                _("Blocked: the command tried to plant what would run code later, outside the sandbox: {what}"))
@@ -63,13 +65,14 @@ def planted_lines(planted: Sequence[Planted], palette: Palette | None = None, *,
 PLANTED_ANCHOR = "echo-desk:planted"
 
 
-def planted_mark(planted: Sequence[Planted], palette: Palette | None = None) -> str:
-    """The mark in a card's header that the call planted something ('' when it did not): in view
-    however the card is folded, and wherever the card is shown again (a reopened conversation)."""
-    if not planted:
+def planted_mark(count: int, palette: Palette | None = None) -> str:
+    """The mark in a card's header that the call (or a sub-agent's calls) planted ``count``
+    entries ('' for none): in view however the card is folded, and wherever the card is shown
+    again (a reopened conversation)."""
+    if not count:
         return ""
     p = palette or in_use()
-    label = planted_label(len(planted))
+    label = planted_label(count)
     return (f"<a href='{PLANTED_ANCHOR}' style='color:{p.warn}; text-decoration:none'>"
             f"{html.escape(label)}</a>")
 
@@ -112,11 +115,16 @@ def what_it_left_lines(facts: SandboxFacts, palette: Palette | None = None) -> l
     """``(text, colour)``: what the call planted, and that its check is still to come (the lines a
     sub-agent's call shows in its nested card too)."""
     p = palette or in_use()
-    lines = planted_lines(facts.planted, p, server=facts.server)
+    lines = planted_lines(facts.planted, p, server=facts.server, more=facts.planted_more)
     if facts.sandboxed and facts.checked_later:
         lines.append((_("Processes of this command still ran in the sandbox when it ended: what they leave is "
                         "checked, and put aside or back, when they end"), p.warn))
-    if facts.sandboxed and facts.checked_after_restart:
+    if facts.sandboxed and facts.checked_after_restart and facts.not_checked_after_restart:
+        lines.append((_("Echo Desk closed before it had checked what this command left, and at the next start the "
+                        "check could not be made ({why}). Look yourself for what it may have left that would run "
+                        "code later (git hooks, .envrc, editor settings).").format(
+                            why=failure_reason(facts.not_checked_after_restart)), p.warn))
+    elif facts.sandboxed and facts.checked_after_restart:
         lines.append((_("Echo Desk closed before it had checked what this command left: it was checked at the "
                         "next start, and what is said above was found") if facts.planted else
                       _("Echo Desk closed before it had checked what this command left: it was checked at the "

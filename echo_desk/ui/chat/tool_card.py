@@ -228,7 +228,9 @@ def card_html(item: TranscriptItem, title: str, title_for: Callable[[str], str] 
 
 
 def _planted_part(item: TranscriptItem, p: Palette) -> str:
-    mark = planted_mark(item.sandbox.planted, p) if item.sandbox is not None else ""
+    # A delegate card counts what its sub-agent's calls planted: its steps may be folded away.
+    count = item.sandbox.planted_count if item.sandbox is not None else item.subtranscript.planted_count
+    mark = planted_mark(count, p)
     return f"&nbsp;&nbsp;{mark}" if mark else ""
 
 

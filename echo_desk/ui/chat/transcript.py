@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from echo_desk.store.answer_stats import AnswerStats
     from echo_desk.store.conversations import StoredMessage
     from echo_desk.store.message_tree import BranchPosition
+    from echo_desk.tools.results import JsonObject
+    from echo_desk.ui.chat.card_facts import ResultFacts
 
     #: Where a stored message stands among its branches (``None``: unknown).
     BranchOf = Callable[[str], BranchPosition | None]
@@ -222,8 +224,21 @@ class TranscriptModel(QAbstractListModel):
         item = self._by_call.get(call_id)
         if item is None:
             return
+        self._show_result(item, result_of_envelope(envelope))
+
+    def set_stored_result(self, call_id: str, stored: JsonObject) -> None:
+        """A shown call's saved result was brought up to date in the store (its sandbox checked
+        after a restart, ``agent.owed_checks``): its card says what the reopened one would."""
+        from echo_desk.ui.chat.card_parse import result_of_stored
+
+        item = self._by_call.get(call_id)
+        if item is None:
+            return
+        self._show_result(item, result_of_stored(stored, item.result))
+
+    def _show_result(self, item: TranscriptItem, facts: ResultFacts) -> None:
         self.flush()
-        item.show_result(result_of_envelope(envelope))
+        item.show_result(facts)
         self._changed(item)
         if item.file_changes and item.not_recorded is None and any(
                 other.not_recorded is not None for other in self._items):

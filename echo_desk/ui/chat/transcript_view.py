@@ -303,7 +303,11 @@ class TranscriptView(QListView):
             item = self.indexAt(pos).data(ItemRole)
             facts = getattr(item, "sandbox", None)
             if facts is not None:
-                tip = plain_tooltip(planted_tooltip(facts.planted, server=facts.server))
+                tip = plain_tooltip(planted_tooltip(facts.planted, server=facts.server, more=facts.planted_more))
+            elif item is not None and item.subtranscript:  # a delegate card: its sub-agent's calls, together
+                nested = item.subtranscript.sandboxes
+                tip = plain_tooltip(planted_tooltip([p for f in nested for p in f.planted], sub_agent=True,
+                                                    more=sum(f.planted_more for f in nested)))
         self.viewport().setToolTip(tip)
         super().mouseMoveEvent(event)
 

@@ -52,10 +52,17 @@ def put_aside_lines(folder: str, planted: Sequence[Planted]) -> list[str]:
     return lines
 
 
-def planted_tooltip(planted: Sequence[Planted], *, server: bool = False) -> str:
-    """The mark's tooltip (plain text): what was blocked, each entry and where it is kept."""
+def planted_tooltip(planted: Sequence[Planted], *, server: bool = False, sub_agent: bool = False,
+                    more: int = 0) -> str:
+    """The mark's tooltip (plain text): what was blocked, each entry and where it is kept;
+    ``more``: entries past the cap kept with the conversation (counted, not named)."""
     if not planted:
         return ""
-    heading = (_("The sandboxed server left in its folder what would run code later, outside the sandbox:")
-               if server else _("The command tried to plant what would run code later, outside the sandbox:"))
-    return "\n".join([heading, *put_aside_lines("", planted)])
+    if sub_agent:
+        heading = _("The sub-agent's calls tried to plant what would run code later, outside the sandbox:")
+    elif server:
+        heading = _("The sandboxed server left in its folder what would run code later, outside the sandbox:")
+    else:
+        heading = _("The command tried to plant what would run code later, outside the sandbox:")
+    rest = [_("{count} more").format(count=more)] if more else []
+    return "\n".join([heading, *put_aside_lines("", planted), *rest])

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import shutil
+import signal
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,12 +21,12 @@ from echo_desk.agent.permissions.shell import analyse
 from echo_desk.agent.permissions.shell_verdict import _Judge
 from echo_desk.sandbox.shell import Grammar
 
-from .written_files import WRITE_CALLS, files_written
+from .written_files import FOLDER_CALLS, WRITE_CALLS, files_written
 
 #: Programs the rules allow, each by its own rule; and ``bash -c``/``sh -c``, whose line is judged.
 ALLOWED = ["echo", "true", "ls", "cat", "printf", "sed", "sort", "tar", "env", "timeout", "nice", "xargs", "find", "test", "let", "read", "set",
            "tee", "cp", "touch", "mkdir", "ln", "history", "mapfile", "cd", "pushd",
-           "command", "time", "head", "wc", "grep"]
+           "command", "time", "head", "wc", "grep", "mv", "install", "dd", "truncate", "split", "rm", "popd"]
 RULES = (f'[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[{"|".join(ALLOWED)}] **"\n\n'
          '[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[bash|sh] -c *"\n\n'
          '[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/**"\n')
@@ -61,9 +64,17 @@ class Trace:
     written: list[str]
 
 
-def run_traced(line: str, scratch: Path, *, home: Path, timeout: float = 30, shell: str = "bash") -> Trace:
+#: The account random lines run as when the tests run as root (``run_traced(user=…)``).
+NOBODY = 65534
+
+
+def run_traced(line: str, scratch: Path, *, home: Path, timeout: float = 30, shell: str = "bash",
+               user: int | None = None) -> Trace:
     """Run ``line`` under ``shell`` (bash or dash) in ``scratch`` (emptied first, then given
-    ``a.txt`` and ``a.tar``) with ``$HOME`` at ``home``, and trace what it executed and wrote."""
+    ``a.txt`` and ``a.tar``) with ``$HOME`` at ``home``, and trace what it executed and wrote.
+    ``user``: the account (and group of the same number) to run it as, when run as root, so a
+    line the engine got wrong cannot change the machine's own files (`rm -f /dev/null`, s303);
+    ``scratch`` and ``home`` are then that account's."""
     found, strace = shutil.which(shell), shutil.which("strace")
     assert shell in SHELLS and found is not None and strace is not None
     options = ["--noprofile", "--norc"] if shell == "bash" else []
@@ -74,15 +85,43 @@ def run_traced(line: str, scratch: Path, *, home: Path, timeout: float = 30, she
             child.unlink()
     (scratch / "a.txt").write_text("a\n")
     subprocess.run(["tar", "-cf", "a.tar", "a.txt"], cwd=scratch, check=True)
-    log = scratch.parent / "trace.log"
-    # -y names each descriptor's file, the folder of AT_FDCWD included: relative paths resolve.
-    calls = ",".join(("execve", *WRITE_CALLS))
-    subprocess.run([strace, "-f", "-qq", "-y", "-e", f"trace={calls}", "-o", str(log), found, *options, "-c", line],
-                   cwd=scratch, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
-                   env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "LANG": "C"})
-    text = log.read_text(errors="replace")
+    as_user = user if user is not None and os.geteuid() == 0 else None
+    # The log lies outside the folder above the scratch folder, where a line may write.
+    handle, log_name = tempfile.mkstemp(prefix="bash-trace-", suffix=".log")
+    os.close(handle)
+    log = Path(log_name)
+    if as_user is not None:
+        for owned in (log, scratch / "a.txt", scratch / "a.tar"):
+            os.chown(owned, as_user, as_user)
+    # -y names each descriptor's file, the folder of AT_FDCWD included: relative paths resolve;
+    # processes made and folders entered are traced for the calls that name no descriptor.
+    calls = ",".join(("execve", *WRITE_CALLS, *FOLDER_CALLS))
+    try:
+        # Its own process group, ended whole on time-out (strace killed leaves what it traced
+        # running), and files no bigger than a few megabytes (`tee -a a.txt < a.txt` never ends).
+        with subprocess.Popen([strace, "-f", "-qq", "-y", "-e", f"trace={calls}", "-o", str(log), found, *options,
+                               "-c", line], cwd=scratch, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True, preexec_fn=_small_files,
+                              user=as_user, group=as_user, extra_groups=[] if as_user is not None else None,
+                              env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "LANG": "C"}) as run:
+            try:
+                run.wait(timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(run.pid, signal.SIGKILL)
+                run.wait()
+        text = log.read_text(errors="replace")
+    finally:
+        log.unlink()
     executed = executions(text)
     return Trace([os.path.basename(p) for p in executed[1:]], files_written(text, scratch))
+
+
+def _small_files() -> None:
+    resource.setrlimit(resource.RLIMIT_FSIZE, (_FILE_SIZE_LIMIT, _FILE_SIZE_LIMIT))
+
+
+#: The largest file a traced line may write, in bytes.
+_FILE_SIZE_LIMIT = 4 << 20
 
 
 def executions(log: str) -> list[str]:

@@ -10,12 +10,14 @@ reason, only where strace cannot trace here (ptrace not permitted).
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,7 +25,7 @@ import pytest
 from echo_desk.agent.permissions import Effect
 from echo_desk.agent.permissions.floor import Where
 
-from .bash_trace import RULES, executions, run_traced, strace_problem, unexpected
+from .bash_trace import NOBODY, RULES, executions, run_traced, strace_problem, unexpected
 from .conftest import Setup
 from .written_files import files_written, not_allowed
 
@@ -70,20 +72,23 @@ def test_what_bash_runs_is_what_the_engine_collected_or_the_line_is_not_allowed(
     assert allowed_lines >= 40, allowed_lines
 
 
-@pytest.mark.parametrize(("shell", "fewest_allowed", "fewest_writing"), [("bash", 150, 35), ("dash", 100, 20)])
-def test_random_nested_lines_run_only_what_the_engine_saw_and_allowed(tmp_path: Path, shell: str,
+@pytest.mark.parametrize(("shell", "mode", "fewest_allowed", "fewest_writing"),
+                         [("bash", (), 150, 35), ("dash", (), 100, 20), ("bash", ("--write-heavy",), 250, 65),
+                          ("dash", ("--write-heavy",), 190, 50)])
+def test_random_nested_lines_run_only_what_the_engine_saw_and_allowed(tmp_path: Path, shell: str, mode: tuple[str, ...],
                                                                       fewest_allowed: int, fewest_writing: int) -> None:
     """A fixed seed of the random exploration (constructs nested up to four deep, programs spelled
-    in many ways, files written in and out of the workspace): every line the engine allows runs
-    under strace and must run nothing else and write nowhere else. Under dash the engine judges
-    as run_command does where bash is missing (it then runs ``/bin/sh``)."""
+    in many ways, files written in and out of the workspace; in the write-heavy mode most of them
+    write): every line the engine allows runs under strace and must run nothing else and write
+    nowhere else. Under dash the engine judges as run_command does where bash is missing (it then
+    runs ``/bin/sh``)."""
     why = strace_problem(tmp_path)
     if why is not None:
         pytest.skip(why)
     if shutil.which(shell) is None:
         pytest.skip(f"{shell} is not installed")
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "explore_against_bash.py"), "--seed", "1",
-                           "--count", "1500", "--shell", shell], capture_output=True, text=True, timeout=600,
+                           "--count", "1500", "--shell", shell, *mode], capture_output=True, text=True, timeout=600,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     summary = re.fullmatch(r"(\d+) of 1500 lines allowed and run \((\d+) wrote files\); 0 ran .*",
@@ -143,3 +148,80 @@ def test_the_write_check_sees_a_line_write_outside_the_workspace(tmp_path: Path)
     trace = run_traced("echo x > in.txt; time -p cd ..; touch w.txt; echo x > ~/h.txt", workspace, home=home)
     assert trace.programs == ["touch"]
     assert not_allowed(trace.written, workspace) == [str(tmp_path / "w.txt"), str(home / "h.txt")]
+
+
+def test_the_write_check_follows_each_process_into_the_folder_it_entered() -> None:
+    """A call that names no descriptor (``mkdir("p")``) resolves in the folder its process is in:
+    the one its ``chdir``/``fchdir`` entered, or, for a process that shows none, the folder its
+    parent was in when it made it (``clone``, ``vfork``), even when the child writes before
+    strace prints the parent's clone returning."""
+    log = ('7 openat(AT_FDCWD</top/ws>, "/etc/ld.so.cache", O_RDONLY|O_CLOEXEC) = 3</etc/ld.so.cache>\n'
+           '7 chdir("..") = 0\n'
+           '7 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD <unfinished ...>\n'
+           '8 mkdir("p", 0777) = 0\n'
+           '7 <... clone resumed>, child_tidptr=0x7f) = 8\n'
+           '8 vfork() = 9\n'
+           '9 mkdir("q", 0777) = 0\n'
+           '8 fchdir(3</top/ws/d>) = 0\n'
+           '8 mkdir("r", 0777) = 0\n'
+           '9 chdir("nowhere") = -1 ENOENT (No such file or directory)\n'
+           '9 unlink("s") = 0\n'
+           '7 clone3({flags=CLONE_VM|CLONE_VFORK, exit_signal=SIGCHLD, stack=0x7f, stack_size=0x9000}, 88) = 10\n'
+           '10 mkdir("t", 0777) = 0\n')
+    assert files_written(log, Path("/start")) == ["/top/p", "/top/q", "/top/ws/d/r", "/top/s", "/top/t"]
+
+
+def test_the_write_check_sees_mkdir_make_folders_above_from_where_it_went(tmp_path: Path) -> None:
+    """``mkdir -p ../n/x`` enters the folder above and makes each folder there with a bare
+    ``mkdir("n")`` after a ``chdir``/``fchdir``: no descriptor in the call says where it is."""
+    why = strace_problem(tmp_path)
+    if why is not None:
+        pytest.skip(why)
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    home.mkdir()
+    trace = run_traced("mkdir -p ../n/x", workspace, home=home)
+    assert (tmp_path / "n" / "x").is_dir()
+    assert not_allowed(trace.written, workspace) == [str(tmp_path / "n"), str(tmp_path / "n" / "x")]
+
+
+def test_random_lines_run_as_nobody_when_the_tests_run_as_root(tmp_path: Path) -> None:
+    """Run as root, a random line the engine got wrong could change the machine's own files
+    (`rm -f /dev/null` did, s303): the exploration runs its lines as nobody."""
+    why = strace_problem(tmp_path)
+    if why is not None:
+        pytest.skip(why)
+    if os.geteuid() != 0:
+        pytest.skip("only root can run a line as another account")
+    box = Path(tempfile.mkdtemp(prefix="s303-nobody-"))
+    try:
+        box.chmod(0o711)
+        workspace, home = box / "ws", box / "home"
+        for folder in (workspace, home):
+            folder.mkdir()
+            os.chown(folder, NOBODY, NOBODY)
+        trace = run_traced("id -u > uid.txt; echo x > a.txt; touch /w.txt", workspace, home=home, user=NOBODY)
+        assert (workspace / "uid.txt").read_text() == f"{NOBODY}\n"
+        assert (workspace / "a.txt").read_text() == "x\n"  # the line's own files are its account's
+        assert not Path("/w.txt").exists()
+        assert trace.written == [str(workspace / "uid.txt"), str(workspace / "a.txt")]
+    finally:
+        shutil.rmtree(box)
+
+
+def test_each_random_line_starts_in_a_fresh_box(tmp_path: Path) -> None:
+    """What a line left in the workspace, the home or the folder above is gone before the next
+    line runs (`touch ~/w.txt` then `cat ~/w.txt` would see it), and the files a line may change
+    outside are there again."""
+    spec = importlib.util.spec_from_file_location("explore_under_test", ROOT / "scripts" / "explore_against_bash.py")
+    assert spec is not None and spec.loader is not None
+    explore = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(explore)
+    box = tmp_path / "box"
+    workspace, home = explore._fresh_box(box)
+    for left in (workspace / "w.txt", home / "w.txt", box / "w.txt", home / ".ssh" / "w"):
+        left.write_text("left\n")
+    (box / "keep.txt").unlink()
+    workspace, home = explore._fresh_box(box)
+    assert sorted(str(p.relative_to(box)) for p in box.rglob("*")) == [
+        "home", "home/.bashrc", "home/.ssh", "keep.txt", "ws"]

@@ -15,6 +15,10 @@ from pathlib import Path
 #: The calls that write a name or a file's content (x86_64: ``open`` is ``openat`` there).
 WRITE_CALLS = ("open", "openat", "creat", "truncate", "rename", "renameat", "renameat2", "unlink", "unlinkat",
                "mkdir", "mkdirat", "symlink", "symlinkat", "link", "linkat", "mknod", "mknodat")
+#: The calls that make a process (the new one starts in its parent's folder) or change its folder:
+#: a call that names no descriptor (``mkdir("p")``) resolves in the folder they leave.
+FOLDER_CALLS = ("clone", "clone3", "fork", "vfork", "chdir", "fchdir")
+_MAKE_PROCESS = ("clone", "clone3", "fork", "vfork")
 _WRITING_FLAGS = re.compile(r"\bO_(?:WRONLY|RDWR|CREAT|TRUNC)\b")
 #: ``PID name(args) = result``; a call another process interrupted comes in two lines.
 _CALL = re.compile(r"^(\d+)\s+(\w+)\((.*)\)\s+= (\S+)(.*)$")
@@ -75,20 +79,48 @@ def _unescaped(text: str) -> str:
 def files_written(log: str, start: Path) -> list[str]:
     """Every file ``log`` shows written, as an absolute path, in order. A path is taken in the
     folder of the descriptor before it (``AT_FDCWD</ws>``); in a call that names none (``mkdir``,
-    ``unlink``), in the last folder that process showed, else in ``start``."""
+    ``unlink``), in the folder that process is in: the last one it showed, else the one its
+    ``chdir``/``fchdir`` went to, else its parent's when it was made (``clone``, ``fork``), else
+    ``start`` for the first process."""
+    calls = whole_calls(log)
+    parent_of = {call.result: call.pid for call in calls if call.name in _MAKE_PROCESS and call.result.isdigit()}
     folder_of: dict[str, str] = {}
+
+    def folder(pid: str) -> str:
+        if pid not in folder_of:
+            # A process's first call comes after its parent's clone began (its result may come
+            # later, strace prints it when the parent runs again): the parent is still where it
+            # was when it made this one.
+            parent = parent_of.get(pid)
+            folder_of[pid] = folder(parent) if parent is not None and parent != pid else str(start)
+        return folder_of[pid]
+
     written: list[str] = []
-    for call in whole_calls(log):
-        if call.name not in WRITE_CALLS:
+    for call in calls:
+        if call.name not in WRITE_CALLS and call.name not in ("chdir", "fchdir"):
             continue
-        folder = folder_of.get(call.pid, str(start))
+        here = folder(call.pid)
         if call.arguments and call.arguments[0][0] == "cwd":
-            folder_of[call.pid] = folder = call.arguments[0][1]
+            folder_of[call.pid] = here = call.arguments[0][1]
         if not call.result[:1].isdigit():
             continue  # failed: -1 and the error's name
-        for path in _names_written(call, folder):
+        if call.name in ("chdir", "fchdir"):
+            folder_of[call.pid] = _folder_entered(call, here)
+            continue
+        for path in _names_written(call, here):
             written.append(os.path.normpath(path))
     return written
+
+
+def _folder_entered(call: Call, cwd: str) -> str:
+    """The folder a successful ``chdir``/``fchdir`` entered: the descriptor's file, or the path
+    joined to ``cwd`` with its links resolved as the kernel does (where they still exist)."""
+    for kind, value in call.arguments:
+        if kind == "file":
+            return value
+        if kind == "path":
+            return os.path.realpath(os.path.join(cwd, value))
+    return cwd
 
 
 def _names_written(call: Call, cwd: str) -> list[str]:

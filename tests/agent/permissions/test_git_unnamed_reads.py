@@ -1,0 +1,130 @@
+"""s312: the files git's own subcommands read and print where no word of the line names them are
+judged by the read rules. Under ``git **`` with ``~/.git-credentials``, ``~/.gitconfig`` and
+``~/.config/git/**`` read-denied, git 2.39 (bash and dash) printed ``password=…`` for
+``printf 'protocol=https\\nhost=example.com\\n\\n' | git credential fill`` (``credential.helper
+= store``) and ``git credential-store get``, and ``http.extraHeader``'s token or a URL rewrite's
+password for ``git config --global --list``, ``git config -l --show-origin``, ``git config
+--get-urlmatch http https://example.com``, ``git config --get-regexp url`` and ``git var -l``.
+Only a deny on those files makes them ask: with none, ``git **`` still allows them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from echo_desk.agent.permissions import Effect
+from echo_desk.agent.permissions.git_unnamed_reads import read
+from tests.agent.permissions.git_setup import git_in
+
+from .conftest import Setup
+from .engine_verdicts import effect_under, rule_text
+
+GIT = rule_text("git **", "printf **")
+SECRETS_DENIED = GIT + rule_text("~/.git-credentials", "~/.gitconfig", "~/.config/git/**", "~/.cache/git/**",
+                                 effect="deny", tool="read")
+FILL = "printf 'protocol=https\\nhost=example.com\\n\\n' | git credential fill"
+
+
+@pytest.fixture
+def repository(setup: Setup) -> Path:
+    workspace: Path = setup.workspace
+    git_in(workspace, "init", "-q", "-b", "main")
+    return workspace
+
+
+@pytest.mark.parametrize("line", [
+    FILL,
+    "git credential approve",
+    "printf 'protocol=https\\nhost=example.com\\n\\n' | git credential-store get",
+    "git credential-store erase",
+    "git credential-cache get",
+    "git config --global --list",
+    "git config --list --show-origin",
+    "git config -l",
+    "git config --get-urlmatch http https://example.com",
+    "git config --get http.extraHeader",
+    "git config http.extraHeader",  # (a key alone gets it)
+    "git config --get-regexp url",
+    "git -C src config --list",
+    "git config --li",  # (a prefix of --list)
+    "git var -l",
+])
+def test_a_settings_or_credential_file_git_prints_is_judged_by_the_read_rules(setup: Setup, repository: Path,
+                                                                               line: str) -> None:
+    assert effect_under(setup, SECRETS_DENIED, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "git config --local --list",  # (the repository's own file)
+    "git config --file out/c --list",
+    "git config -f out/c -l",
+    "git var GIT_AUTHOR_IDENT",
+    "git status",
+    "git log --oneline",
+])
+def test_a_line_reading_no_denied_file_stays_allowed(setup: Setup, repository: Path, line: str) -> None:
+    assert effect_under(setup, SECRETS_DENIED, line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [FILL, "git credential-store get", "git config --global --list", "git config -l"])
+def test_without_a_read_deny_git_stays_allowed(setup: Setup, repository: Path, line: str) -> None:
+    assert effect_under(setup, GIT, line) is Effect.ALLOW
+
+
+def test_the_system_settings_are_read_without_a_scope_or_with_system(setup: Setup, repository: Path) -> None:
+    system_denied = GIT + rule_text("/etc/gitconfig", effect="deny", tool="read")
+    assert effect_under(setup, system_denied, "git config --system --list") is not Effect.ALLOW
+    assert effect_under(setup, system_denied, "git config --list") is not Effect.ALLOW
+    assert "/etc/gitconfig" not in read(("git", "config", "--global", "--list"), 1)
+    assert "~/.gitconfig" not in read(("git", "config", "--system", "--list"), 1)
+
+
+def test_a_named_credential_file_replaces_the_default_ones() -> None:
+    assert read(("git", "credential-store", "--file=/tmp/c", "get"), 1) == ("/tmp/c",)
+    assert "~/.git-credentials" in read(("git", "credential-store", "get"), 1)
+    assert read(("git", "config", "--global", "core.pager", "less"), 1) == ()
+
+
+NETRC_DENIED = GIT + rule_text("~/.netrc", effect="deny", tool="read")
+
+
+@pytest.mark.parametrize("line", [
+    "git ls-remote http://127.0.0.1:1/x",  # (libcurl read ~/.netrc before connecting: strace)
+    "git fetch http://127.0.0.1:1/x",
+    "git fetch",  # (the remote's URL is in the settings)
+    "git pull origin main",
+    "git push origin main",
+    "git clone https://example.com/r.git out/r",
+    "git remote update",
+    "git submodule update --init",
+    "git archive --remote=https://example.com/r.git HEAD",
+])
+def test_a_command_that_may_reach_a_remote_over_http_reads_the_netrc_file(setup: Setup, repository: Path,
+                                                                         line: str) -> None:
+    assert effect_under(setup, NETRC_DENIED, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["git remote -v", "git status", "git submodule status", "git archive HEAD"])
+def test_a_command_reaching_no_remote_stays_allowed_under_a_netrc_deny(setup: Setup, repository: Path,
+                                                                      line: str) -> None:
+    assert effect_under(setup, NETRC_DENIED, line) is Effect.ALLOW
+
+
+def test_without_a_netrc_deny_fetch_stays_allowed(setup: Setup, repository: Path) -> None:
+    assert effect_under(setup, GIT, "git fetch") is Effect.ALLOW
+
+
+def test_a_file_the_settings_include_is_judged_as_read_too(setup: Setup, repository: Path) -> None:
+    """``git config --list`` printed the token of a file ``~/.gitconfig`` includes (git 2.39,
+    bash and dash); a file an included one includes counts too, and ``includeIf`` whatever its
+    condition (the engine does not weigh it: one more ask at most)."""
+    (setup.home / ".secrets").mkdir()
+    (setup.home / ".gitconfig").write_text("[include]\n\tpath = ~/.secrets/git\n", encoding="utf-8")
+    (setup.home / ".secrets" / "git").write_text('[includeIf "gitdir:~/work/"]\n\tpath = more\n', encoding="utf-8")
+    (setup.home / ".secrets" / "more").write_text("[http]\n\textraHeader = Authorization: Bearer T\n", encoding="utf-8")
+    for denied in ("~/.secrets/git", "~/.secrets/more"):
+        rules = GIT + rule_text(denied, effect="deny", tool="read")
+        assert effect_under(setup, rules, "git config --list") is not Effect.ALLOW
+        assert effect_under(setup, rules, "git config --local --list") is Effect.ALLOW
+        assert effect_under(setup, rules, "git status") is Effect.ALLOW
