@@ -44,6 +44,7 @@ from echo_desk.agent.permissions import (
     listed_files,
     named_files,
     option_variables,
+    path_search,
     programs,
     settings_commands,
     settings_files,
@@ -979,10 +980,15 @@ class _Judge:
             programs.read(values)  # (where its settings commands write: read again, see programs.read)
         if _loose_variables(values, read, bool(found)):
             found.append(settings_files.ANY_FILE)
-        if not found:
+        # The program itself, when found on PATH: a file of its name the agent may plant in a
+        # folder searched before the real one is what runs (``path_search``, s319).
+        run = path_search.candidates(values[0] if values else None, self.cwds, self.where.home)
+        ran = [settings_files.ANY_FILE] if run is None else [settings_files.Place(p.parent, (p.name,)) for p in run]
+        if not found and not ran:
             return []
-        if not self.cwd_known:
-            return [found[0].folder]
+        if not self.cwd_known and (found or path_search.searches_the_working_folder()):
+            return [(found or ran)[0].folder]
+        found += ran
         allows = [c for c in self.rules.write
                   if c.grant is not None or (c.rule is not None and c.rule.effect is Effect.ALLOW)]
         allowing = [c.matcher for c in allows if isinstance(c.matcher, PathPattern)]
