@@ -269,9 +269,11 @@ class _Judge:
             return found
         reading = programs.read(values)
         if reading.values and values[0] is not None and programs.base(values[0]) == "git":
-            # (the files git's settings include are read, and printed by `git config --list`, too)
-            reading = replace(reading, values=(*reading.values,
-                                               *git_unnamed_reads.included(reading.values, self.where.home)))
+            # (the files git's settings include are read, and printed by `git config --list`, too;
+            # so is the file a credential helper they set names)
+            home = self.where.home
+            reading = replace(reading, values=(*reading.values, *git_unnamed_reads.included(reading.values, home),
+                                               *git_unnamed_reads.helper_files(reading.values, home)))
         found.argvs.append(values)
         if values[0] is not None and "/" in values[0]:
             found.argvs.append((programs.base(values[0]), *values[1:]))
