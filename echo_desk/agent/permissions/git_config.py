@@ -240,16 +240,21 @@ def _entries_names(entries: Sequence[tuple[str, str | None, str, str]], base: Pa
             found.append(Named(folder if folder is not None else root, folder=True))
         elif section == "alias" and subcommand is not None and key != subcommand.lower():
             continue  # an alias runs only as its own subcommand (a builtin's name never does)
-        elif {"cd", "pushd"} & set(words := _WORD.findall(value)):
+        elif {"cd", "pushd"} & set(_WORD.findall(value)):
             # A shell line that changes folder (an alias `!cd tools && ./x`): its paths may be
             # below any folder of the worktree.
             found.append(Named(root, folder=True))
         else:
-            for word in words:
-                if "/" in word and not _url(word):
-                    target = _resolved(word, root, home)
-                    found.append(Named(target) if target is not None else Named(root, folder=True))
+            for word in path_words(value):
+                target = _resolved(word, root, home)
+                found.append(Named(target) if target is not None else Named(root, folder=True))
     return found
+
+
+def path_words(value: str) -> list[str]:
+    """The words of a settings value that git, or the shell line it runs, takes as paths: those
+    holding a ``/`` but for URLs (``--file=/a/b`` gives ``/a/b``)."""
+    return [word for word in _WORD.findall(value) if "/" in word and not _url(word)]
 
 
 def _url(word: str) -> bool:

@@ -34,8 +34,10 @@ resolve (a file it may not open, another user's ``~name``), and the settings eve
 command reads without printing them. The file a ``store`` helper's ``--file`` names in those
 settings (``credential.helper = store --file=/path``: ``git credential fill`` printed its
 password, git 2.39, bash and dash, s318) and the socket a ``cache`` helper's ``--socket`` names
-are read by the commands that run the helpers: ``helper_files`` adds them; what a shell helper
-(``!f() { …; }; f``) or another helper program reads is not seen.
+are read by the commands that run the helpers, and so is every path in a helper's value (a
+shell helper ``!f() { cat /path; }; f`` printed it, s318): ``helper_files`` adds them; what a
+helper program reads that its value does not name (``git-credential-NAME`` on ``$PATH``, a
+relative path after a ``cd``) is not seen.
 Version read: git 2.39's manuals and sources.
 """
 
@@ -139,15 +141,16 @@ def helper_files(values: Sequence[str], home: Path | None) -> tuple[str, ...]:
 
 
 def _helper_named(helper: str) -> list[str]:
-    """What the helper ``helper`` (a settings value: ``store --file=/path``) names with the
-    option its program reads (git runs ``git credential-NAME`` and its words through the shell)."""
+    """What the helper ``helper`` (a settings value: ``store --file=/path``, ``!cat /path``)
+    names: the file or socket a helper git ships takes with its option (git runs ``git
+    credential-NAME`` and its words through the shell), and every path in any helper."""
     try:
         words = shlex.split(helper)
     except ValueError:
         words = helper.split()
-    if not words or words[0] not in _HELPER_OPTIONS:
-        return []
-    return [v for v in _values(words[1:], _HELPER_OPTIONS[words[0]]) if v]
+    option = _HELPER_OPTIONS.get(words[0]) if words else None
+    named = [v for v in _values(words[1:], option) if v] if option else []
+    return [*named, *(w for w in git_config.path_words(helper) if w not in named)]
 
 
 def _placed(value: str, home: Path | None) -> Path | None:

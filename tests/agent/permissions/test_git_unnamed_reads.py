@@ -136,13 +136,15 @@ def test_a_file_the_settings_include_is_judged_as_read_too(setup: Setup, reposit
     "store --fi=~/.secrets/creds",  # (a prefix git takes)
     "'store' --file='~/.secrets/creds'",
     "cache --socket=~/.secrets/creds",
+    '"!f() { echo username=a; cat ~/.secrets/creds; }; f"',  # (a shell helper, quoted for its `;`)
+    "/usr/local/bin/git-credential-file --from ~/.secrets/creds",
 ])
 def test_the_file_a_credential_helper_in_the_settings_names_is_judged_as_read(setup: Setup, repository: Path,
                                                                               helper: str) -> None:
     """s318: with ``credential.helper = store --file=P`` in ``~/.gitconfig`` (P read-denied),
     ``git credential fill`` printed the password P holds (git 2.39, bash and dash, strace:
-    ``git credential-store --file=P get`` opened P); the helper may be set in a file the
-    person's settings include."""
+    ``git credential-store --file=P get`` opened P), as with ``!f() { …; cat P; }; f``; the
+    helper may be set in a file the person's settings include."""
     (setup.home / ".secrets").mkdir()
     (setup.home / ".gitconfig").write_text("[include]\n\tpath = ~/.more\n", encoding="utf-8")
     (setup.home / ".more").write_text(f'[credential "https://example.com"]\n\thelper = {helper}\n', encoding="utf-8")
