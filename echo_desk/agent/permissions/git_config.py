@@ -185,13 +185,20 @@ def _files(git_dir: Path | None, home: Path | None) -> list[Path] | None:
         files.append(Path(xdg) / "git" / "config")
     files += environment_files()
     if git_dir is not None:
-        files += [git_dir / "config", git_dir / "config.worktree"]
-        common = common_dir(git_dir)
-        if common is None:
+        own = repository_files(git_dir)
+        if own is None:
             return None
-        if common != git_dir:
-            files.append(common / "config")
+        files += own
     return list(dict.fromkeys(files))
+
+
+def repository_files(git_dir: Path) -> list[Path] | None:
+    """The repository ``git_dir``'s own settings files (``None``: a linked worktree's shared
+    folder not known)."""
+    common = common_dir(git_dir)
+    if common is None:
+        return None
+    return [git_dir / "config", git_dir / "config.worktree", *([common / "config"] if common != git_dir else [])]
 
 
 def default_hooks(git_dir: Path | None) -> list[Path]:

@@ -35,9 +35,10 @@ command reads without printing them. The file a ``store`` helper's ``--file`` na
 settings (``credential.helper = store --file=/path``: ``git credential fill`` printed its
 password, git 2.39, bash and dash, s318) and the socket a ``cache`` helper's ``--socket`` names
 are read by the commands that run the helpers, and so is every path in a helper's value (a
-shell helper ``!f() { cat /path; }; f`` printed it, s318): ``helper_files`` adds them; what a
-helper program reads that its value does not name (``git-credential-NAME`` on ``$PATH``, a
-relative path after a ``cd``) is not seen.
+shell helper ``!f() { cat /path; }; f`` printed it, s318), set in those settings or in the
+repository's own (``.git/config``): ``helper_files`` adds them. What a helper program reads
+that its value does not name (``git-credential-NAME`` on ``$PATH``, a relative path after a
+``cd``) is not seen.
 Version read: git 2.39's manuals and sources.
 """
 
@@ -48,7 +49,7 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from echo_desk.agent.permissions import git_config, line_environment
+from echo_desk.agent.permissions import git_config, git_index, line_environment
 from echo_desk.agent.permissions.download_reads import NETRC
 from echo_desk.agent.permissions.git_settings_writes import config_written, global_files
 from echo_desk.agent.permissions.long_prefixes import long_prefix
@@ -124,16 +125,21 @@ def included(values: Sequence[str], home: Path | None) -> tuple[str, ...]:
     return tuple(str(p) for p in git_config.included_files([f for f in files if f is not None], home))
 
 
-def helper_files(values: Sequence[str], home: Path | None) -> tuple[str, ...]:
+def helper_files(values: Sequence[str], home: Path | None, folders: Sequence[Path]) -> tuple[str, ...]:
     """The files and sockets the credential helpers of the settings files among ``values`` (and
-    the files they include) name with ``--file`` or ``--socket``, where ``values`` is what
-    ``read`` found for a command running those helpers (``git credential``, ``send-email``)."""
+    the files they include) name, and those of the repository git finds run in one of
+    ``folders``, where ``values`` is what ``read`` found for a command running those helpers
+    (``git credential``, ``send-email``)."""
     if CREDENTIAL_SOCKETS[0] not in values:
         return ()
     settings = set(settings_files())
     files = [p for p in (_placed(v, home) for v in values if v in settings) if p is not None]
+    for folder in folders:
+        for root in git_index.repository_roots(folder):
+            git_dir = git_index.git_dir_of(root)
+            files += (git_config.repository_files(git_dir) or []) if git_dir is not None else []
     found: list[str] = []
-    for path in (*files, *git_config.included_files(files, home)):
+    for path in dict.fromkeys((*files, *git_config.included_files(files, home))):
         for section, _, key, value in git_config.file_entries(path) or ():
             if section == "credential" and key == "helper":
                 found.extend(v for v in _helper_named(value) if v not in found)

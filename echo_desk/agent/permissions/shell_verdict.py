@@ -273,7 +273,7 @@ class _Judge:
             # so is the file a credential helper they set names)
             home = self.where.home
             reading = replace(reading, values=(*reading.values, *git_unnamed_reads.included(reading.values, home),
-                                               *git_unnamed_reads.helper_files(reading.values, home)))
+                                               *git_unnamed_reads.helper_files(reading.values, home, self.cwds)))
         found.argvs.append(values)
         if values[0] is not None and "/" in values[0]:
             found.argvs.append((programs.base(values[0]), *values[1:]))

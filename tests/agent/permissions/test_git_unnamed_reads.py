@@ -161,3 +161,14 @@ def test_a_credential_helper_naming_no_denied_file_stays_allowed(setup: Setup, r
     (setup.home / ".gitconfig").write_text(f"[credential]\n\thelper = {helper}\n", encoding="utf-8")
     rules = GIT + rule_text("~/.secrets/**", effect="deny", tool="read")
     assert effect_under(setup, rules, FILL) is Effect.ALLOW
+
+
+def test_a_credential_helper_in_the_repository_settings_is_judged_too(setup: Setup, repository: Path) -> None:
+    """s318: a shell helper in the repository's ``.git/config`` that cats a read-denied file
+    printed it for ``git credential fill`` (git 2.39, bash and dash, strace)."""
+    (setup.home / ".secrets").mkdir()
+    with (repository / ".git" / "config").open("a", encoding="utf-8") as settings:
+        settings.write('[credential]\n\thelper = "!f() { cat ~/.secrets/creds; }; f"\n')
+    rules = GIT + rule_text("~/.secrets/**", effect="deny", tool="read")
+    assert effect_under(setup, rules, FILL) is not Effect.ALLOW
+    assert effect_under(setup, rules, "git status") is Effect.ALLOW
