@@ -38,6 +38,7 @@ from echo_desk.agent.permissions import (
     git_worktree_updates,
     hg_extension_writes,
     hg_extensions,
+    hg_unaudited,
     install_records,
     line_changes,
     line_environment,
@@ -270,9 +271,11 @@ class _Judge:
             return found
         reading = programs.read(values)
         if reading.values and values[0] is not None and programs.base(values[0]) == "git":
-            # (the files git's settings include are read, and printed by `git config --list`, too)
-            reading = replace(reading, values=(*reading.values,
-                                               *git_unnamed_reads.included(reading.values, self.where.home)))
+            # (the files git's settings include are read, and printed by `git config --list`, too;
+            # so is the file a credential helper they set names)
+            home = self.where.home
+            reading = replace(reading, values=(*reading.values, *git_unnamed_reads.included(reading.values, home),
+                                               *git_unnamed_reads.helper_files(reading.values, home, self.cwds)))
         found.argvs.append(values)
         if values[0] is not None and "/" in values[0]:
             found.argvs.append((programs.base(values[0]), *values[1:]))
@@ -711,11 +714,12 @@ class _Judge:
     def _read_with_settings(self, values: tuple[str | None, ...]) -> Reading:
         """``programs.read``, with what the program's settings where it runs make of its words:
         an hg command an extension may give is a flag a rule covers only by naming it
-        (``hg_extensions``), and one enabled that wraps hg's own commands writes its cache
-        (``hg_extension_writes``)."""
+        (``hg_extensions``), one enabled that wraps hg's own commands writes its cache
+        (``hg_extension_writes``), and one the engine has not audited asks (``hg_unaudited``)."""
         reading = programs.read(values)
         if values and values[0] is not None and programs.base(values[0]) == "hg":
-            foreign = hg_extensions.foreign_flags(values, self.cwds, self.where.home)
+            foreign = [*hg_extensions.foreign_flags(values, self.cwds, self.where.home),
+                       *hg_unaudited.unaudited_flags(values, self.cwds, self.where.home)]
             if foreign:
                 reading = replace(reading, flags=(*reading.flags, *foreign))
             cached = hg_extension_writes.cache_folders(tuple(values[1:]), self.cwds, self.where.home, values[0])
