@@ -10,7 +10,6 @@ Plain values: each entry is ``tools.planted.Planted.to_json()``'s, read back by 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import sqlite3
 import time
@@ -19,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from echo_desk.common.json_text import read_json
 from echo_desk.common.storable import storable
+from echo_desk.store.planted_rows import planted_entries, planted_text
 from echo_desk.store.private import connect_private
 
 log = logging.getLogger(__name__)
@@ -70,7 +69,7 @@ class LeftAtQuitStore:
     def add(self, server: str, folder: str, planted: Sequence[Mapping[str, Any]], *, told: bool = False,
             at: float | None = None) -> None:
         """Keep one server's record (``told``: the person has just been shown it, in a terminal)."""
-        text = json.dumps(storable([dict(p) for p in planted]), ensure_ascii=False)
+        text = planted_text(planted)
         with self._connection() as conn:
             conn.execute("INSERT INTO left_at_quit (at, server, folder, planted, told) VALUES (?,?,?,?,?)",
                          (time.time() if at is None else at, storable(server), storable(folder), text, int(told)))
@@ -87,7 +86,7 @@ class LeftAtQuitStore:
         except sqlite3.Error:
             log.exception("what was put aside when Echo Desk last quit could not be read")
             return []
-        return [LeftAtQuit(id, at, server, folder, _entries(planted)) for id, at, server, folder, planted in rows]
+        return [LeftAtQuit(id, at, server, folder, planted_entries(planted)) for id, at, server, folder, planted in rows]
 
     def mark_told(self, ids: Iterable[int]) -> None:
         wanted = [(i,) for i in ids]
@@ -95,10 +94,3 @@ class LeftAtQuitStore:
             with self._connection() as conn:
                 conn.executemany("UPDATE left_at_quit SET told = 1 WHERE id = ?", wanted)
 
-
-def _entries(text: str) -> tuple[Mapping[str, Any], ...]:
-    try:
-        value = read_json(text)
-    except ValueError:
-        return ()
-    return tuple(item for item in value if isinstance(item, dict)) if isinstance(value, list) else ()

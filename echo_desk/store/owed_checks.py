@@ -19,7 +19,6 @@ overwritten (``secure_delete``: its snapshot holds copies of workspace files). P
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import sqlite3
@@ -29,8 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from echo_desk.common.json_text import read_json
 from echo_desk.common.storable import storable
+from echo_desk.store.planted_rows import planted_entries, planted_text
 from echo_desk.store.private import connect_private
 
 log = logging.getLogger(__name__)
@@ -169,7 +168,7 @@ class OwedChecksStore:
 
     def checked(self, check_id: int, planted: Sequence[Mapping[str, Any]], error: str = "") -> None:
         """The owed check was made (``error``: it could not be): kept until told; its snapshot goes."""
-        text = json.dumps(storable([dict(p) for p in planted]), ensure_ascii=False)
+        text = planted_text(planted)
         with self._connection() as conn:
             conn.execute("UPDATE owed_checks SET state = 'checked', checked_at = ?, planted = ?, error = ?,"
                          " snapshot = NULL WHERE id = ?", (time.time(), text, storable(error), check_id))
@@ -185,7 +184,7 @@ class OwedChecksStore:
         except sqlite3.Error:
             log.exception("the checks made after a restart could not be read")
             return []
-        return [CheckedAfterRestart(id, at, checked_at or at, conversation, call, tool, workspace, _entries(planted),
+        return [CheckedAfterRestart(id, at, checked_at or at, conversation, call, tool, workspace, planted_entries(planted),
                                     error)
                 for id, at, checked_at, conversation, call, tool, workspace, planted, error in rows]
 
@@ -196,10 +195,3 @@ class OwedChecksStore:
             with self._connection() as conn:
                 conn.executemany("DELETE FROM owed_checks WHERE id = ? AND state = 'checked'", wanted)
 
-
-def _entries(text: str) -> tuple[Mapping[str, Any], ...]:
-    try:
-        value = read_json(text)
-    except ValueError:
-        return ()
-    return tuple(item for item in value if isinstance(item, dict)) if isinstance(value, list) else ()

@@ -32,6 +32,7 @@ from echo_desk.ui.chat.transcript import TranscriptItem
 from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.settings.activity_tab import COL_VERDICT, ActivityTab
 from tests.owed_check_helpers import owed_by_a_gone_process, snapshot_of
+from tests.ui.start_notices import text_of_the_notice_at_start
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 SHOTS = os.environ.get("S304_SCREENSHOTS")  # a file prefix: screenshots of what is shown
@@ -193,11 +194,9 @@ def test_a_check_that_could_not_be_made_says_so(qtbot: Any, tmp_path: Path) -> N
 def test_the_app_makes_the_owed_check_and_tells_it_at_start(qapp: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The whole way: a check owed in the real data folder is made once the app has loaded, and
     its notice shown; closing the notice marks it told."""
-    import asyncio
 
     from echo_desk.store.owed_checks import OWED_CHECKS_FILE, OwedChecksStore
     from echo_desk.store.paths import data_dir
-    from echo_desk.ui.app import main as app_module
 
     workspace, home = tmp_path / "project", tmp_path / "home"
     home.mkdir()
@@ -218,29 +217,12 @@ def test_the_app_makes_the_owed_check_and_tells_it_at_start(qapp: Any, monkeypat
     owed_by_a_gone_process(store)
     hook = workspace / ".git" / "hooks" / "post-checkout"
     hook.write_text("#!/bin/sh\necho planted\n")
-    seen: dict[str, str] = {}
     # The updated card reaches the window's chat (which shows it if that conversation is open).
     cards: list[tuple[str, str, bool]] = []
     monkeypatch.setattr(ChatSession, "show_updated_card", lambda _self, conversation_id, call_id, stored: cards.append(
         (conversation_id, call_id, stored["sandbox"]["checked_after_restart"])))
-    original_load = app_module.App.load
-
-    async def load_then_close(self: app_module.App) -> None:
-        await original_load(self)
-        deadline = time.monotonic() + 20
-        while (notice := self._checked_after_restart) is None or notice.box is None or not notice.box.isVisible():
-            assert time.monotonic() < deadline, "no notice at start"
-            await asyncio.sleep(0.02)
-        seen["text"] = notice.box.informativeText()
-        notice.box.button(QMessageBox.StandardButton.Ok).click()
-        while store.untold():
-            assert time.monotonic() < deadline, "the notice was closed but not marked told"
-            await asyncio.sleep(0.02)
-        self.window.close()
-
-    monkeypatch.setattr(app_module.App, "load", load_then_close)
-    assert app_module.run_gui(["echo-desk"]) == 0
-    assert f"{hook} (new: put aside)" in seen["text"] and not hook.exists()
+    text = text_of_the_notice_at_start(monkeypatch, lambda app: app._checked_after_restart, lambda: bool(store.untold()))
+    assert f"{hook} (new: put aside)" in text and not hook.exists()
     assert store.untold() == [] and store.owed() == []
     assert cards == [(conversation.id, "call-1", True)]
 

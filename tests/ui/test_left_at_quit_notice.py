@@ -16,6 +16,7 @@ from echo_desk.tools.planted import Change, Planted
 from echo_desk.ui.app.left_at_quit_notice import LeftAtQuitNotice, left_at_quit_box
 from echo_desk.ui.app.start_notice_box import LEAST_WIDTH_CHARS
 from echo_desk.ui.core import i18n_qt
+from tests.ui.start_notices import text_of_the_notice_at_start
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 AT = time.mktime((2026, 12, 7, 9, 30, 0, 0, 0, -1))
@@ -116,30 +117,11 @@ def test_the_notice_is_wide_enough_and_clips_no_label(qtbot, tmp_path: Path, lan
 def test_the_app_shows_it_at_start(qapp, monkeypatch, tmp_path: Path) -> None:
     """The whole way: a record left by the last quit, in the real data folder, is shown by the app
     once it has loaded; closing the notice marks it told."""
-    import asyncio
 
     from echo_desk.store.paths import data_dir
-    from echo_desk.ui.app import main as app_module
 
     store = LeftAtQuitStore(data_dir() / "left_at_quit.sqlite3")
     store.add("notes", str(tmp_path / "project"), [Planted(".envrc", Change.CREATED, kept="/k/.envrc").to_json()])
-    seen: dict[str, str] = {}
-    original_load = app_module.App.load
-
-    async def load_then_close(self: app_module.App) -> None:
-        await original_load(self)
-        deadline = time.monotonic() + 10
-        while (notice := self._left_at_quit) is None or notice.box is None or not notice.box.isVisible():
-            assert time.monotonic() < deadline, "no notice at start"
-            await asyncio.sleep(0.02)
-        seen["text"] = notice.box.informativeText()
-        notice.box.button(QMessageBox.StandardButton.Ok).click()
-        while store.untold():
-            assert time.monotonic() < deadline, "the notice was closed but not marked told"
-            await asyncio.sleep(0.02)
-        self.window.close()
-
-    monkeypatch.setattr(app_module.App, "load", load_then_close)
-    assert app_module.run_gui(["echo-desk"]) == 0
-    assert f"{tmp_path / 'project'}/.envrc (new: put aside)" in seen["text"]
+    text = text_of_the_notice_at_start(monkeypatch, lambda app: app._left_at_quit, lambda: bool(store.untold()), 10)
+    assert f"{tmp_path / 'project'}/.envrc (new: put aside)" in text
     assert store.untold() == []

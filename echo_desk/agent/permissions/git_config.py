@@ -185,13 +185,20 @@ def _files(git_dir: Path | None, home: Path | None) -> list[Path] | None:
         files.append(Path(xdg) / "git" / "config")
     files += environment_files()
     if git_dir is not None:
-        files += [git_dir / "config", git_dir / "config.worktree"]
-        common = common_dir(git_dir)
-        if common is None:
+        own = repository_files(git_dir)
+        if own is None:
             return None
-        if common != git_dir:
-            files.append(common / "config")
+        files += own
     return list(dict.fromkeys(files))
+
+
+def repository_files(git_dir: Path) -> list[Path] | None:
+    """The repository ``git_dir``'s own settings files (``None``: a linked worktree's shared
+    folder not known)."""
+    common = common_dir(git_dir)
+    if common is None:
+        return None
+    return [git_dir / "config", git_dir / "config.worktree", *([common / "config"] if common != git_dir else [])]
 
 
 def default_hooks(git_dir: Path | None) -> list[Path]:
@@ -240,16 +247,21 @@ def _entries_names(entries: Sequence[tuple[str, str | None, str, str]], base: Pa
             found.append(Named(folder if folder is not None else root, folder=True))
         elif section == "alias" and subcommand is not None and key != subcommand.lower():
             continue  # an alias runs only as its own subcommand (a builtin's name never does)
-        elif {"cd", "pushd"} & set(words := _WORD.findall(value)):
+        elif {"cd", "pushd"} & set(_WORD.findall(value)):
             # A shell line that changes folder (an alias `!cd tools && ./x`): its paths may be
             # below any folder of the worktree.
             found.append(Named(root, folder=True))
         else:
-            for word in words:
-                if "/" in word and not _url(word):
-                    target = _resolved(word, root, home)
-                    found.append(Named(target) if target is not None else Named(root, folder=True))
+            for word in path_words(value):
+                target = _resolved(word, root, home)
+                found.append(Named(target) if target is not None else Named(root, folder=True))
     return found
+
+
+def path_words(value: str) -> list[str]:
+    """The words of a settings value that git, or the shell line it runs, takes as paths: those
+    holding a ``/`` but for URLs (``--file=/a/b`` gives ``/a/b``)."""
+    return [word for word in _WORD.findall(value) if "/" in word and not _url(word)]
 
 
 def _url(word: str) -> bool:

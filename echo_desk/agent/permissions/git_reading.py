@@ -1,7 +1,8 @@
 """git read as git reads itself: global options first (``-C``, ``--no-pager``… are dropped for
 deny rules; ``-c``, ``--config-env``, ``--exec-path`` are never covered by ``**``, and a setting
 ``-c`` gives only by a rule writing out its key), then the subcommand's
-options (``git_options``), the commands it runs (``submodule foreach``, ``bisect run``) and what
+options (``git_options``), the commands it runs (``submodule foreach``, ``bisect run``, the editor
+``git commit`` starts: ``editor_starts``) and what
 its read-looking forms change (``git branch NAME``), and where it writes outside its repository
 (``git_settings_writes``, ``git_folder_writes``, ``git_file_writes``) and the files it reads and
 prints that no word names (``git_unnamed_reads``)."""
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from echo_desk.agent.permissions import git_file_writes, git_unnamed_reads
 from echo_desk.agent.permissions import git_options as git
+from echo_desk.agent.permissions.editor_starts import git_editors
 from echo_desk.agent.permissions.git_folder_writes import folders_written
 from echo_desk.agent.permissions.git_settings_writes import config_written
 from echo_desk.agent.permissions.git_worktree_updates import updates_worktree
@@ -34,8 +36,10 @@ def git_reading(argv: Argv, program: str) -> Reading:
     spec = git.SUBCOMMANDS.get(sub)
     spellings: list[Argv] = [plain]
     inners: list[Inner] = []
+    seen = None
     if spec is not None:
         sub_parsed = read_options(argv[at + 1:], spec)
+        seen = sub_parsed.seen
         found += flags_of(sub_parsed, spec)
         found += signature_formats(sub_parsed.seen)
         spellings += [(argv[0], *form[at:]) for form in spellings_of(argv, sub_parsed, at + 1)]
@@ -55,6 +59,7 @@ def git_reading(argv: Argv, program: str) -> Reading:
     if rest and (sub, argv[rest[0]]) in git.RUNS_A_COMMAND and len(rest) > 1:
         inners.append(Inner(start=rest[1]))
     found += _git_changes(argv, at, sub)
+    inners += git_editors(sub, seen, argv[at + 1:])
     if sub == "clone":
         found += _settings(clone_settings(argv[at + 1:]))
     if git.runs_a_program(sub):

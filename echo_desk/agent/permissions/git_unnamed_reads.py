@@ -30,23 +30,31 @@ A word only known when the line runs may be any of these forms: the files are re
 those settings files include (``include.path``, ``includeIf.*.path`` whatever its
 condition) are read too, and printed by ``git config --list``: ``included`` adds them where the
 home folder is known (``shell_verdict``). Not seen here: an include the engine cannot read or
-resolve (a file it may not open, another user's ``~name``), a helper's own ``--file`` named in
-the settings, and the settings every other git command reads without printing them.
+resolve (a file it may not open, another user's ``~name``), and the settings every other git
+command reads without printing them. The file a ``store`` helper's ``--file`` names in those
+settings (``credential.helper = store --file=/path``: ``git credential fill`` printed its
+password, git 2.39, bash and dash, s318) and the socket a ``cache`` helper's ``--socket`` names
+are read by the commands that run the helpers, and so is every path in a helper's value (a
+shell helper ``!f() { cat /path; }; f`` printed it, s318), set in those settings or in the
+repository's own (``.git/config``): ``helper_files`` adds them. What a helper program reads
+that its value does not name (``git-credential-NAME`` on ``$PATH``, a relative path after a
+``cd``) is not seen.
 Version read: git 2.39's manuals and sources.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from echo_desk.agent.permissions import git_config, line_environment
+from echo_desk.agent.permissions import git_config, git_index, line_environment
 from echo_desk.agent.permissions.download_reads import NETRC
 from echo_desk.agent.permissions.git_settings_writes import config_written, global_files
 from echo_desk.agent.permissions.long_prefixes import long_prefix
 
-__all__ = ["CREDENTIAL_SOCKETS", "credential_files", "included", "read"]
+__all__ = ["CREDENTIAL_SOCKETS", "credential_files", "helper_files", "included", "read"]
 
 #: Where git (built for /usr, as Debian's) reads the system's settings.
 _SYSTEM_FILE = "/etc/gitconfig"
@@ -57,6 +65,8 @@ CREDENTIAL_SOCKETS = ("~/.cache/git/credential", "~/.git-credential-cache")
 _REMOTE_SUBCOMMANDS = frozenset({"clone", "fetch", "pull", "push", "ls-remote", "http-fetch", "http-push"})
 _REMOTE_ACTIONS = {"remote": frozenset({"update", "show", "prune", "set-head"}),
                    "submodule": frozenset({"update", "add"})}
+#: The credential helpers git ships, and the option naming the file or socket each uses.
+_HELPER_OPTIONS = {"store": "--file", "cache": "--socket"}
 #: ``git config``'s options that keep it to a file the line names, or to the repository's own.
 _OWN_SCOPES = ("--file", "--blob", "--local", "--worktree")
 
@@ -113,6 +123,40 @@ def included(values: Sequence[str], home: Path | None) -> tuple[str, ...]:
     settings = set(settings_files())
     files = [_placed(v, home) for v in values if v in settings]
     return tuple(str(p) for p in git_config.included_files([f for f in files if f is not None], home))
+
+
+def helper_files(values: Sequence[str], home: Path | None, folders: Sequence[Path]) -> tuple[str, ...]:
+    """The files and sockets the credential helpers of the settings files among ``values`` (and
+    the files they include) name, and those of the repository git finds run in one of
+    ``folders``, where ``values`` is what ``read`` found for a command running those helpers
+    (``git credential``, ``send-email``)."""
+    if CREDENTIAL_SOCKETS[0] not in values:
+        return ()
+    settings = set(settings_files())
+    files = [p for p in (_placed(v, home) for v in values if v in settings) if p is not None]
+    for folder in folders:
+        for root in git_index.repository_roots(folder):
+            git_dir = git_index.git_dir_of(root)
+            files += (git_config.repository_files(git_dir) or []) if git_dir is not None else []
+    found: list[str] = []
+    for path in dict.fromkeys((*files, *git_config.included_files(files, home))):
+        for section, _, key, value in git_config.file_entries(path) or ():
+            if section == "credential" and key == "helper":
+                found.extend(v for v in _helper_named(value) if v not in found)
+    return tuple(found)
+
+
+def _helper_named(helper: str) -> list[str]:
+    """What the helper ``helper`` (a settings value: ``store --file=/path``, ``!cat /path``)
+    names: the file or socket a helper git ships takes with its option (git runs ``git
+    credential-NAME`` and its words through the shell), and every path in any helper."""
+    try:
+        words = shlex.split(helper)
+    except ValueError:
+        words = helper.split()
+    option = _HELPER_OPTIONS.get(words[0]) if words else None
+    named = [v for v in _values(words[1:], option) if v] if option else []
+    return [*named, *(w for w in git_config.path_words(helper) if w not in named)]
 
 
 def _placed(value: str, home: Path | None) -> Path | None:

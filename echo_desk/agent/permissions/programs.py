@@ -53,6 +53,7 @@ from echo_desk.agent.permissions.cmake_modes import cmake_reading
 from echo_desk.agent.permissions.deno_options import deno_reading
 from echo_desk.agent.permissions.download_reads import NETRC, curl_value_reads, file_url_path, upload_globbed
 from echo_desk.agent.permissions.downloads import curl_output, wget_written
+from echo_desk.agent.permissions.editor_starts import hg_editors
 from echo_desk.agent.permissions.git_reading import git_reading
 from echo_desk.agent.permissions.history_files import history_reading
 from echo_desk.agent.permissions.interpreters import (
@@ -798,7 +799,8 @@ def _hg(argv: Argv, program: str) -> Reading:
         elif _hg_ssh(word):
             found.append(Flag(frozenset({*table.HG_SSH, word}), word, Does.RUNS))
     found += hg_runners.hg_runner_flags(argv)
-    return Reading(program, flags=tuple(found), written=hg_file_writes.files_written(argv),
+    # (``hg commit`` without a message runs the editor: judged as the program it is)
+    return Reading(program, flags=tuple(found), inners=hg_editors(argv), written=hg_file_writes.files_written(argv),
                    written_below=hg_folder_writes.folders_written(argv))
 
 

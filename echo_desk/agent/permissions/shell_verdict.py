@@ -38,12 +38,14 @@ from echo_desk.agent.permissions import (
     git_worktree_updates,
     hg_extension_writes,
     hg_extensions,
+    hg_unaudited,
     install_records,
     line_changes,
     line_environment,
     listed_files,
     named_files,
     option_variables,
+    path_search,
     programs,
     settings_commands,
     settings_files,
@@ -269,9 +271,11 @@ class _Judge:
             return found
         reading = programs.read(values)
         if reading.values and values[0] is not None and programs.base(values[0]) == "git":
-            # (the files git's settings include are read, and printed by `git config --list`, too)
-            reading = replace(reading, values=(*reading.values,
-                                               *git_unnamed_reads.included(reading.values, self.where.home)))
+            # (the files git's settings include are read, and printed by `git config --list`, too;
+            # so is the file a credential helper they set names)
+            home = self.where.home
+            reading = replace(reading, values=(*reading.values, *git_unnamed_reads.included(reading.values, home),
+                                               *git_unnamed_reads.helper_files(reading.values, home, self.cwds)))
         found.argvs.append(values)
         if values[0] is not None and "/" in values[0]:
             found.argvs.append((programs.base(values[0]), *values[1:]))
@@ -710,11 +714,12 @@ class _Judge:
     def _read_with_settings(self, values: tuple[str | None, ...]) -> Reading:
         """``programs.read``, with what the program's settings where it runs make of its words:
         an hg command an extension may give is a flag a rule covers only by naming it
-        (``hg_extensions``), and one enabled that wraps hg's own commands writes its cache
-        (``hg_extension_writes``)."""
+        (``hg_extensions``), one enabled that wraps hg's own commands writes its cache
+        (``hg_extension_writes``), and one the engine has not audited asks (``hg_unaudited``)."""
         reading = programs.read(values)
         if values and values[0] is not None and programs.base(values[0]) == "hg":
-            foreign = hg_extensions.foreign_flags(values, self.cwds, self.where.home)
+            foreign = [*hg_extensions.foreign_flags(values, self.cwds, self.where.home),
+                       *hg_unaudited.unaudited_flags(values, self.cwds, self.where.home)]
             if foreign:
                 reading = replace(reading, flags=(*reading.flags, *foreign))
             cached = hg_extension_writes.cache_folders(tuple(values[1:]), self.cwds, self.where.home, values[0])
@@ -979,10 +984,15 @@ class _Judge:
             programs.read(values)  # (where its settings commands write: read again, see programs.read)
         if _loose_variables(values, read, bool(found)):
             found.append(settings_files.ANY_FILE)
-        if not found:
+        # The program itself, when found on PATH: a file of its name the agent may plant in a
+        # folder searched before the real one is what runs (``path_search``, s319).
+        run = path_search.candidates(values[0] if values else None, self.cwds, self.where.home)
+        ran = [settings_files.ANY_FILE] if run is None else [settings_files.Place(p.parent, (p.name,)) for p in run]
+        if not found and not ran:
             return []
-        if not self.cwd_known:
-            return [found[0].folder]
+        if not self.cwd_known and (found or path_search.searches_the_working_folder()):
+            return [(found or ran)[0].folder]
+        found += ran
         allows = [c for c in self.rules.write
                   if c.grant is not None or (c.rule is not None and c.rule.effect is Effect.ALLOW)]
         allowing = [c.matcher for c in allows if isinstance(c.matcher, PathPattern)]

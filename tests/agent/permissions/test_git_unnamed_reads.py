@@ -128,3 +128,47 @@ def test_a_file_the_settings_include_is_judged_as_read_too(setup: Setup, reposit
         assert effect_under(setup, rules, "git config --list") is not Effect.ALLOW
         assert effect_under(setup, rules, "git config --local --list") is Effect.ALLOW
         assert effect_under(setup, rules, "git status") is Effect.ALLOW
+
+
+@pytest.mark.parametrize("helper", [
+    "store --file=~/.secrets/creds",
+    "store --file ~/.secrets/creds",
+    "store --fi=~/.secrets/creds",  # (a prefix git takes)
+    "'store' --file='~/.secrets/creds'",
+    "cache --socket=~/.secrets/creds",
+    '"!f() { echo username=a; cat ~/.secrets/creds; }; f"',  # (a shell helper, quoted for its `;`)
+    "/usr/local/bin/git-credential-file --from ~/.secrets/creds",
+])
+def test_the_file_a_credential_helper_in_the_settings_names_is_judged_as_read(setup: Setup, repository: Path,
+                                                                              helper: str) -> None:
+    """s318: with ``credential.helper = store --file=P`` in ``~/.gitconfig`` (P read-denied),
+    ``git credential fill`` printed the password P holds (git 2.39, bash and dash, strace:
+    ``git credential-store --file=P get`` opened P), as with ``!f() { …; cat P; }; f``; the
+    helper may be set in a file the person's settings include."""
+    (setup.home / ".secrets").mkdir()
+    (setup.home / ".gitconfig").write_text("[include]\n\tpath = ~/.more\n", encoding="utf-8")
+    (setup.home / ".more").write_text(f'[credential "https://example.com"]\n\thelper = {helper}\n', encoding="utf-8")
+    rules = GIT + rule_text("~/.secrets/**", effect="deny", tool="read")
+    assert effect_under(setup, rules, FILL) is not Effect.ALLOW
+    assert effect_under(setup, rules, "git credential approve") is not Effect.ALLOW
+    assert effect_under(setup, rules, "git status") is Effect.ALLOW
+    assert effect_under(setup, rules, "git config --local --list") is Effect.ALLOW
+
+
+@pytest.mark.parametrize("helper", ["store --file=~/creds", "cache --timeout=60", "osxkeychain", "!f() { :; }; f"])
+def test_a_credential_helper_naming_no_denied_file_stays_allowed(setup: Setup, repository: Path,
+                                                                 helper: str) -> None:
+    (setup.home / ".gitconfig").write_text(f"[credential]\n\thelper = {helper}\n", encoding="utf-8")
+    rules = GIT + rule_text("~/.secrets/**", effect="deny", tool="read")
+    assert effect_under(setup, rules, FILL) is Effect.ALLOW
+
+
+def test_a_credential_helper_in_the_repository_settings_is_judged_too(setup: Setup, repository: Path) -> None:
+    """s318: a shell helper in the repository's ``.git/config`` that cats a read-denied file
+    printed it for ``git credential fill`` (git 2.39, bash and dash, strace)."""
+    (setup.home / ".secrets").mkdir()
+    with (repository / ".git" / "config").open("a", encoding="utf-8") as settings:
+        settings.write('[credential]\n\thelper = "!f() { cat ~/.secrets/creds; }; f"\n')
+    rules = GIT + rule_text("~/.secrets/**", effect="deny", tool="read")
+    assert effect_under(setup, rules, FILL) is not Effect.ALLOW
+    assert effect_under(setup, rules, "git status") is Effect.ALLOW

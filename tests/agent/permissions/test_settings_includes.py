@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from echo_desk.agent.permissions import Effect
+from echo_desk.agent.permissions import Effect, hg_config
+from echo_desk.agent.permissions.git_config import Named
 
 from .conftest import Setup
 from .engine_verdicts import effect_under
@@ -69,9 +70,14 @@ def test_a_repository_hgrc_naming_nothing_the_agent_may_write_leaves_the_rule_in
 
 
 def test_an_extension_is_found_from_the_folder_hg_runs_in(setup: Setup) -> None:
-    """``[extensions] x = ext.py``: a file to load, slash or not, from the folder hg runs in."""
+    """``[extensions] x = ext.py``: a file to load, slash or not, from the folder hg runs in.
+    (Any hg command asks while an extension file is loaded, s317: ``hg_unaudited``; the file is
+    still named, for a rule that would otherwise allow it.)"""
     _hg_repository(setup, "[extensions]\nx = ext.py\n")
-    assert _verdict(setup, HG, "cd src && hg status") is Effect.ALLOW
+    hgrc = setup.workspace / "src" / ".hg" / "hgrc"
+    src, out = setup.workspace / "src", setup.workspace / "out"
+    assert Named(src / "ext.py") in hg_config.named([hgrc], [src], setup.home)
+    assert Named(out / "ext.py") in hg_config.named([hgrc], [out, src], setup.home)
     assert _verdict(setup, HG, "cd out && hg -R ../src status") is not Effect.ALLOW
 
 

@@ -1,0 +1,74 @@
+"""Where the shell looks for a program named without a ``/`` (``ls``, ``git``, ``python3``): in
+each folder of ``PATH`` in turn, running the first file of that name it finds (s319). A rule
+``ls **`` trusts the program ``ls`` the person has, not whatever file of that name comes first:
+with a folder the write rules let the agent write searched before the real one (``~/.local/bin``
+or ``~/bin`` first on ``PATH``, as many systems set it), the agent plants ``ls`` there and the
+next ``ls`` the rule allows runs it — within one line too:
+``printf '#!/bin/sh\\ntouch PWNED' > ~/.local/bin/ls && chmod +x ~/.local/bin/ls && ls``
+(proven with bash 5.2 and dash 0.5.12, strace: ``execve("~/.local/bin/ls")``).
+
+So the files that may be run are those of every folder searched up to and including the one
+where the program is found now (every folder when it is not found): one the agent may write
+makes the line ask. The ``PATH`` is the one the command gets (``line_environment``: Echo Desk's
+own, which keeps only absolute folders, with what the line gives on top). A relative or empty
+entry is the folder the command runs in; bash also reads a leading ``~`` of an entry as the home
+folder (dash does not: both readings count). Builtins both shells have run no file."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from echo_desk.agent.permissions import line_environment
+from echo_desk.agent.permissions.shell import SHELL_BUILTINS
+
+#: dash's builtins (``dash`` 0.5.12's manual): a name both shells run as a builtin is never looked
+#: up on ``PATH``; one only bash has (``shopt``) is a file under dash.
+_DASH_BUILTINS = frozenset("""
+    . : [ alias bg break cd chdir command continue echo eval exec exit export false fc fg getopts hash jobs
+    kill local printf pwd read readonly return set shift test times trap true type ulimit umask unalias unset wait
+""".split())
+_BUILTINS = SHELL_BUILTINS & _DASH_BUILTINS
+
+
+def candidates(word: str | None, cwds: Sequence[Path], home: Path | None) -> list[Path] | None:
+    """The files the shell may run for the program word ``word`` run from any of ``cwds``: for a
+    name found on ``PATH``, that name in each folder searched up to where it is found (both the
+    folder as written and where its links lead); ``[]`` for a path, a builtin or no word;
+    ``None`` when a folder searched is only known when the line runs (a ``~`` entry, the home
+    folder not known)."""
+    if not word or "/" in word or word in _BUILTINS:
+        return []
+    found: list[Path] = []
+    for entry in line_environment.get("PATH").split(os.pathsep):
+        folders = _folders(entry, cwds, home)
+        if folders is None:
+            return None
+        files = [folder / word for folder in folders]
+        found += [p for f in files for p in dict.fromkeys((Path(os.path.normpath(f)), Path(os.path.realpath(f))))]
+        if os.path.isabs(entry) and not entry.startswith("~") and any(_runnable(f) for f in files):
+            break  # (a relative entry's file differs with the folder the line runs in: search on)
+    return list(dict.fromkeys(found))
+
+
+def _folders(entry: str, cwds: Sequence[Path], home: Path | None) -> list[Path] | None:
+    """The folders one ``PATH`` entry names (``None``: not known here)."""
+    if os.path.isabs(entry):
+        return [Path(entry)]
+    readings = [entry or "."]
+    if entry == "~" or entry.startswith("~/"):
+        if home is None:
+            return None
+        readings.append(str(home) + entry[1:])
+    return [Path(r) if os.path.isabs(r) else c / r for r in readings for c in ([Path("/")] if os.path.isabs(r) else cwds)]
+
+
+def _runnable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def searches_the_working_folder() -> bool:
+    """Whether ``PATH`` has an entry that is not an absolute folder (the folder the command runs
+    in, or one below it)."""
+    return any(not os.path.isabs(entry) for entry in line_environment.get("PATH").split(os.pathsep))
