@@ -166,6 +166,32 @@ def included_files(paths: Sequence[Path], home: Path | None) -> list[Path]:
     return found
 
 
+def settings_unread(paths: Sequence[Path], home: Path | None) -> bool:
+    """Whether one of the settings files ``paths``, or a file they include (followed as
+    ``included_files`` follows them), is there but not read or not parsed here, or is included by
+    a path not resolved here (another user's ``~name/…``, which git reads from that user's home
+    folder). git reads such a file all the same (one not UTF-8: git 2.39 ran the credential
+    helper it set, s322), so what it sets is not seen: its reader fails closed. (Deeper than
+    git's limit, or a loop: git refuses to run, so that is not counted.)"""
+    seen: set[Path] = set()
+    todo = [(path, 0) for path in paths]
+    while todo:
+        path, depth = todo.pop()
+        if depth >= _DEPTH or path in seen:
+            continue
+        seen.add(path)
+        entries = file_entries(path)
+        if entries is None:
+            return True
+        for section, _, key, value in entries:
+            if key == "path" and section in ("include", "includeif"):
+                target = _resolved(value, path.parent, home)
+                if target is None:
+                    return True
+                todo.append((target, depth + 1))
+    return False
+
+
 def environment_files() -> list[Path]:
     """The settings files ``$GIT_CONFIG_GLOBAL`` and ``$GIT_CONFIG_SYSTEM`` name, read instead of
     the person's and the system's (proven, git 2.39: its ``core.fsmonitor`` ran under ``git
@@ -282,7 +308,7 @@ def _resolved(value: str, base: Path, home: Path | None) -> Path | None:
 def _entries(text: str) -> tuple[tuple[str, str | None, str, str], ...] | None:
     """The ``(section, subsection, key, value)`` entries of a settings file's text (lowercase
     section and key; ``None``: not parsed)."""
-    lines = text.splitlines()
+    lines = text.removeprefix("\ufeff").splitlines()  # (git skips a UTF-8 byte order mark)
     entries: list[tuple[str, str | None, str, str]] = []
     section: str | None = None
     subsection: str | None = None

@@ -29,14 +29,17 @@ read-denied, each of these printed a secret (git 2.39, bash and dash, s312):
 A word only known when the line runs may be any of these forms: the files are read. The files
 those settings files include (``include.path``, ``includeIf.*.path`` whatever its
 condition) are read too, and printed by ``git config --list``: ``included`` adds them where the
-home folder is known (``shell_verdict``). Not seen here: an include the engine cannot read or
-resolve (a file it may not open, another user's ``~name``), and the settings every other git
-command reads without printing them. The file a ``store`` helper's ``--file`` names in those
+home folder is known (``shell_verdict``). A settings file among them (or one they include) the
+engine cannot read or parse (a byte not UTF-8, a file it may not open, an include of another
+user's ``~name``) may set a helper or include a denied file git reads all the same (proven, git
+2.39, s322): ``settings_unread`` makes such a command ask where a read deny exists. Not seen
+here: the settings every other git command reads without printing them. The file a ``store`` helper's ``--file`` names in those
 settings (``credential.helper = store --file=/path``: ``git credential fill`` printed its
 password, git 2.39, bash and dash, s318) and the socket a ``cache`` helper's ``--socket`` names
 are read by the commands that run the helpers, and so is every path in a helper's value (a
 shell helper ``!f() { cat /path; }; f`` printed it, s318), set in those settings or in the
-repository's own (``.git/config``): ``helper_files`` adds them. What a helper program reads
+repository's own (``.git/config``, of the repository ``-C DIR`` leads to where it leads:
+``git -C DIR credential fill`` ran DIR's helper, s322): ``helper_files`` adds them. What a helper program reads
 that its value does not name (``git-credential-NAME`` on ``$PATH``, a relative path after a
 ``cd``) is not seen.
 Version read: git 2.39's manuals and sources.
@@ -54,7 +57,7 @@ from echo_desk.agent.permissions.download_reads import NETRC
 from echo_desk.agent.permissions.git_settings_writes import config_written, global_files
 from echo_desk.agent.permissions.long_prefixes import long_prefix
 
-__all__ = ["CREDENTIAL_SOCKETS", "credential_files", "helper_files", "included", "read"]
+__all__ = ["CREDENTIAL_SOCKETS", "credential_files", "helper_files", "included", "read", "settings_unread"]
 
 #: Where git (built for /usr, as Debian's) reads the system's settings.
 _SYSTEM_FILE = "/etc/gitconfig"
@@ -132,18 +135,38 @@ def helper_files(values: Sequence[str], home: Path | None, folders: Sequence[Pat
     (``git credential``, ``send-email``)."""
     if CREDENTIAL_SOCKETS[0] not in values:
         return ()
-    settings = set(settings_files())
-    files = [p for p in (_placed(v, home) for v in values if v in settings) if p is not None]
-    for folder in folders:
-        for root in git_index.repository_roots(folder):
-            git_dir = git_index.git_dir_of(root)
-            files += (git_config.repository_files(git_dir) or []) if git_dir is not None else []
+    files = _helper_settings(values, home, folders)
     found: list[str] = []
     for path in dict.fromkeys((*files, *git_config.included_files(files, home))):
         for section, _, key, value in git_config.file_entries(path) or ():
             if section == "credential" and key == "helper":
                 found.extend(v for v in _helper_named(value) if v not in found)
     return tuple(found)
+
+
+def settings_unread(values: Sequence[str], home: Path | None, folders: Sequence[Path]) -> bool:
+    """Whether a settings file whose entries ``included`` or ``helper_files`` would read for
+    ``values`` (what ``read`` found), or a file it includes, is not read or not parsed here
+    (``git_config.settings_unread``): what it includes or the helper it sets is not seen, so the
+    command is judged as one not read (deny rules ask)."""
+    settings = set(settings_files())
+    files = [p for p in (_placed(v, home) for v in values if v in settings) if p is not None]
+    if CREDENTIAL_SOCKETS[0] in values:
+        files = _helper_settings(values, home, folders)
+    return git_config.settings_unread(files, home)
+
+
+def _helper_settings(values: Sequence[str], home: Path | None, folders: Sequence[Path]) -> list[Path]:
+    """The settings files whose helpers a command running them reads: the person's and the
+    system's among ``values``, and the repository's own that git finds run in one of ``folders``
+    (``-C DIR`` leads there)."""
+    settings = set(settings_files())
+    files = [p for p in (_placed(v, home) for v in values if v in settings) if p is not None]
+    for folder in folders:
+        for root in git_index.repository_roots(folder):
+            git_dir = git_index.git_dir_of(root)
+            files += (git_config.repository_files(git_dir) or []) if git_dir is not None else []
+    return files
 
 
 def _helper_named(helper: str) -> list[str]:

@@ -1125,6 +1125,9 @@ class _Judge:
         shallow = lists_entries_only(words)
         values = tuple(w.value for w in words)
         named_only = named_files.reads_named_files_only(programs.name_of(values[0]) if values else None, values[1:])
+        reading, found = self._git_settings_read(words, reading)
+        if found is not None:
+            return found
         found = self._unnamed_denied(words, reading, shallow=shallow)
         if found is not None:
             return found
@@ -1161,6 +1164,20 @@ class _Judge:
                 if found is not None:
                     return found
         return None
+
+    def _git_settings_read(self, words: tuple[Word, ...], reading: Reading) -> tuple[Reading, Provenance | None]:
+        """For a git command reading its settings (``git_unnamed_reads``), run in ``self.cwds``
+        (where ``-C`` leads, here): ``reading`` with the files the credential helpers of the
+        repository found there name (``git -C DIR credential fill`` runs DIR's, s322), and the
+        read deny a settings file not read here may hide (``settings_unread``: git reads it all
+        the same, and may run a helper or include a file it names)."""
+        if not reading.values or not words or programs.base(words[0].value or "") != "git":
+            return reading, None
+        home = self.where.home
+        if self.read_denies and git_unnamed_reads.settings_unread(reading.values, home, self.cwds):
+            return reading, provenance_of(self.read_denies[0])
+        more = [v for v in git_unnamed_reads.helper_files(reading.values, home, self.cwds) if v not in reading.values]
+        return (replace(reading, values=(*reading.values, *more)) if more else reading), None
 
     def _unnamed_denied(self, words: tuple[Word, ...], reading: Reading, *, shallow: bool) -> Provenance | None:
         """The deny rule reached by what the command reads without its words naming it: files

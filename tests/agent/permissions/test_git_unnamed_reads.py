@@ -172,3 +172,71 @@ def test_a_credential_helper_in_the_repository_settings_is_judged_too(setup: Set
     rules = GIT + rule_text("~/.secrets/**", effect="deny", tool="read")
     assert effect_under(setup, rules, FILL) is not Effect.ALLOW
     assert effect_under(setup, rules, "git status") is Effect.ALLOW
+
+
+_CAT_HELPER = '[credential]\n\thelper = "!f() { cat ~/.secrets/creds; }; f"\n'
+
+
+@pytest.mark.parametrize("settings", [
+    _CAT_HELPER.encode() + b"[user]\n\tname = \xe9t\xe9\n",  # (a value not UTF-8: git reads the file)
+    _CAT_HELPER.replace("f\"\n", "f\" # \xff\n").encode("latin-1"),  # (in a comment)
+    b"[include]\n\tpath = ~root/more\n",  # (another user's home folder: git reads it)
+    b"[include]\n\tpath = ~/notes\n",  # (a folder: not read here; git refuses, one more ask at most)
+])
+def test_a_settings_file_not_read_here_makes_a_command_reading_settings_ask(setup: Setup, repository: Path,
+                                                                             settings: bytes) -> None:
+    """s322: git 2.39 read a ``~/.gitconfig`` holding a byte not UTF-8 (in a value or a comment)
+    and ran the credential helper it set: ``git credential fill`` printed the password of the
+    read-denied file it cats (bash and dash); so did one including ``~root/more`` (another
+    user's ``~name``). A file the engine cannot read or parse may set such a helper, or include
+    a denied file: commands that run the helpers or print the settings ask."""
+    (setup.home / ".secrets").mkdir()
+    (setup.home / "notes").mkdir()
+    (setup.home / ".gitconfig").write_bytes(settings)
+    rules = GIT + rule_text("~/.secrets/**", effect="deny", tool="read")
+    assert effect_under(setup, rules, FILL) is not Effect.ALLOW
+    assert effect_under(setup, rules, "git config --global --list") is not Effect.ALLOW
+    assert effect_under(setup, rules, "git status") is Effect.ALLOW
+    assert effect_under(setup, GIT, FILL) is Effect.ALLOW  # (no deny rule: nothing to hide)
+
+
+def test_a_repository_settings_file_not_read_here_makes_credential_fill_ask(setup: Setup, repository: Path) -> None:
+    """s322: the same, for the repository's own ``.git/config`` (where ``-C`` leads, too)."""
+    (setup.home / ".secrets").mkdir()
+    (repository / "sub").mkdir()
+    with (repository / ".git" / "config").open("ab") as settings:
+        settings.write(_CAT_HELPER.encode() + b"# \xff\n")
+    rules = GIT + rule_text("~/.secrets/**", effect="deny", tool="read")
+    assert effect_under(setup, rules, FILL) is not Effect.ALLOW
+    assert effect_under(setup, rules, "cd sub && " + FILL) is not Effect.ALLOW
+    assert effect_under(setup, rules, "git config --global --list") is Effect.ALLOW
+    assert effect_under(setup, rules, "git status") is Effect.ALLOW
+
+
+def test_a_byte_order_mark_is_read_as_git_reads_it(setup: Setup, repository: Path) -> None:
+    """s322: git 2.39 skipped a UTF-8 byte order mark opening ``~/.gitconfig`` and ran the helper
+    it set (the denied file's password printed, bash and dash): the helper's file is judged."""
+    (setup.home / ".secrets").mkdir()
+    (setup.home / ".gitconfig").write_text("\ufeff" + _CAT_HELPER, encoding="utf-8")
+    rules = GIT + rule_text("~/.secrets/**", effect="deny", tool="read")
+    assert effect_under(setup, rules, FILL) is not Effect.ALLOW
+    other = GIT + rule_text("~/.other/**", effect="deny", tool="read")
+    assert effect_under(setup, other, FILL) is Effect.ALLOW  # (read, not failed closed)
+
+
+@pytest.mark.parametrize("folder", ["other", "../outside/other"])
+def test_the_repository_minus_c_leads_to_has_its_helpers_judged(setup: Setup, repository: Path,
+                                                                 folder: str) -> None:
+    """s322: ``git -C DIR credential fill`` runs the helpers of the repository found from DIR
+    (git 2.39: a shell helper in DIR's ``.git/config`` printed the denied file), not the one
+    the line runs in."""
+    (setup.home / ".secrets").mkdir()
+    other = (repository / folder).resolve()
+    other.mkdir(parents=True)
+    git_in(other, "init", "-q", "-b", "main")
+    with (other / ".git" / "config").open("a", encoding="utf-8") as settings:
+        settings.write(_CAT_HELPER)
+    rules = GIT + rule_text("~/.secrets/**", effect="deny", tool="read")
+    line = FILL.replace("git credential", f"git -C {folder} credential")
+    assert effect_under(setup, rules, line) is not Effect.ALLOW
+    assert effect_under(setup, rules, FILL) is Effect.ALLOW  # (the line's own repository sets none)
