@@ -266,11 +266,11 @@ def _entries_names(entries: Sequence[tuple[str, str | None, str, str]], base: Pa
         if key == "path" and section in ("include", "includeif"):
             included = _resolved(value, base, home)
             if included is None:
-                return [Named(root, folder=True)]
+                return [ANYWHERE]  # (another user's ``~name/…``: git reads it from that home folder)
             found += [Named(included), *_file_names(included, root, home, subcommand, depth + 1)]
         elif section == "core" and key == "hookspath":
             folder = _resolved(value, root, home)
-            found.append(Named(folder if folder is not None else root, folder=True))
+            found.append(Named(folder, folder=True) if folder is not None else ANYWHERE)
         elif section == "alias" and subcommand is not None and key != subcommand.lower():
             continue  # an alias runs only as its own subcommand (a builtin's name never does)
         elif {"cd", "pushd"} & set(_WORD.findall(value)):
@@ -280,7 +280,7 @@ def _entries_names(entries: Sequence[tuple[str, str | None, str, str]], base: Pa
         else:
             for word in path_words(value):
                 target = _resolved(word, root, home)
-                found.append(Named(target) if target is not None else Named(root, folder=True))
+                found.append(Named(target) if target is not None else ANYWHERE)
     return found
 
 
