@@ -53,7 +53,8 @@ def test_a_writable_folder_anywhere_on_the_path_asks(setup: Setup, monkeypatch: 
     """s321: ``ls`` is found in /usr/bin before ~/.local/bin, but a command's children look up
     other names on the same PATH, some found nowhere else: ``make`` ran a planted
     ``~/.local/bin/cc`` for a Makefile calling ``cc``, ``./t.py`` (``#!/usr/bin/env python3``) a
-    planted ``python3`` (bash 5.2, dash 0.5.12, strace)."""
+    planted ``python3``, and with ~/.local/bin last on PATH ``make lint`` a planted ``ruff`` its
+    recipe calls, found nowhere else (bash 5.2, dash 0.5.12, make 4.3, strace)."""
     assert shutil.which("ls", path=_SYSTEM) and shutil.which("make", path=_SYSTEM)
     monkeypatch.setenv("PATH", f"{_SYSTEM}:{setup.home}/.local/bin")
     verdict = verdict_under(setup, RULES + writes_allowed("~/.local/bin/**", "@workspace/src/**"), line)
@@ -102,3 +103,14 @@ def test_everyday_path_and_workspace_writes_stay_allowed(setup: Setup, monkeypat
     assert _effect(setup, "cat notes.txt", "@workspace/**") is Effect.ALLOW
     assert _effect(setup, "make", "@workspace/src/**") is Effect.ALLOW
     assert _effect(setup, "git status", "@workspace/src/**") is Effect.ALLOW
+
+
+@pytest.mark.parametrize("entry", [".", "", "bin"])
+def test_a_working_folder_entry_after_the_program_asks(setup: Setup, entry: str) -> None:
+    """s321: ``ls`` is found in /usr/bin first, but what it starts would search the folder the
+    line runs in, the workspace the agent may write."""
+    assert _effect(setup, f"env PATH={_SYSTEM}:{entry} ls", "@workspace/**") is not Effect.ALLOW
+
+
+def test_a_path_the_line_gives_without_writable_folders_stays_allowed(setup: Setup) -> None:
+    assert _effect(setup, f"env PATH={_SYSTEM} ls", "@workspace/**") is Effect.ALLOW
