@@ -1000,8 +1000,14 @@ class _Judge:
             found.append(settings_files.ANY_FILE)
         # The program itself, when found on PATH: a file of its name the agent may plant in a
         # folder searched before the real one is what runs (``path_search``, s319).
-        run = path_search.candidates(values[0] if values else None, self.cwds, self.where.home)
-        ran = [settings_files.ANY_FILE] if run is None else [settings_files.Place(p.parent, (p.name,)) for p in run]
+        # Its children look names up on the same PATH (``make`` runs ``cc``, a ``#!/usr/bin/env
+        # python3`` script ``python3``): any file of any folder on it may run (s321).
+        word = values[0] if values else None
+        run = path_search.candidates(word, self.cwds, self.where.home)
+        searched = path_search.path_folders(word, self.cwds, self.where.home)
+        ran = ([settings_files.ANY_FILE] if run is None or searched is None else
+               [settings_files.Place(p.parent, (p.name,)) for p in run]
+               + [settings_files.Place(folder, (), suffixes=("",)) for folder in searched])
         if not found and not ran:
             return []
         if not self.cwd_known and (found or path_search.searches_the_working_folder()):
