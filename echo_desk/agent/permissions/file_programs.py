@@ -164,6 +164,24 @@ def moved_away(argv: Sequence[str | None]) -> Paths:
     return tuple(operands if _value(parsed, "--target-directory") else operands[:-1])
 
 
+def moved_into(argv: Sequence[str | None]) -> tuple[tuple[str | None, str | None], ...]:
+    """Each source ``mv`` (``argv``) moves and the folder every file below it lands below: the
+    last operand, which it becomes when that does not exist and lands in when it does (with
+    ``-T`` always becomes), or the source's name in ``-t DIR``. ``None``: a word or option only
+    known when it runs, or not read here; nothing for any other program."""
+    if not argv or argv[0] is None or os.path.basename(argv[0]) != "mv":
+        return ()
+    parsed = read_options(list(argv[1:]), _MOVE)
+    targets = _value(parsed, "--target-directory")
+    if not _understood(parsed) or len(targets) > 1:
+        return ((None, None),)
+    operands = [v for _, v in parsed.operands]
+    if targets:
+        return tuple((s, None if s is None or targets[0] is None else os.path.join(targets[0], os.path.basename(s.rstrip("/"))))
+                     for s in operands)
+    return tuple((s, operands[-1]) for s in operands[:-1])
+
+
 def _names(parsed: Parsed) -> set[str]:
     return {n for s in parsed.seen if s.option is not None for n in s.option.names}
 

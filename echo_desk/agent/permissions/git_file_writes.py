@@ -40,7 +40,9 @@ are, and with ``-r`` as a folder removed whole (``Written.removed``: ``removed_f
 rm -r d`` deleted the tracked ``d/x.env``. ``--cached`` and ``-n``/``--dry-run`` leave the
 worktree alone. ``git mv SOURCE… DEST`` renames each source, a folder with every file below it
 (``git mv d e`` moved ``d/x.env`` to ``e/x.env``, ``-k`` too): each source is judged as a folder
-moved away whole; ``-n``/``--dry-run`` moves nothing (git 2.39, bash and dash, strace, s316).
+moved away whole, and as a folder written anywhere below the destination (``Written.landed``: ``git
+mv out/d prod`` put ``out/d/x.env`` at ``prod/x.env``, s320); ``-n``/``--dry-run`` moves nothing
+(git 2.39, bash and dash, strace, s316).
 
 Paths are read from where ``-C`` leads. A word only known when the line runs makes the place not
 known (``None``): the write rules ask. Subcommands not listed write only their repository's
@@ -70,6 +72,8 @@ class Written:
     files: Paths = ()
     below: Paths = ()
     removed: Paths = ()
+    #: Each path moved whole and where it lands (``git mv d prod``: ``prod`` or ``prod/d``).
+    landed: tuple[tuple[str | None, str | None], ...] = ()
 
 
 #: The options that print to the standard output instead of writing files.
@@ -165,9 +169,11 @@ def _moved(argv: Sequence[str | None], words: Sequence[str | None]) -> Written:
     taking every file below it along."""
     read = _operands(words, _MV_LETTERS, _MV_OPTIONS, ("--dry-run",))
     if read is None:
-        return Written(removed=(None,))
+        return Written(removed=(None,), landed=((None, None),))
     operands, _ = read
-    return Written(removed=tuple(from_starts(argv, o) for o in operands[:-1]))
+    sources = tuple(from_starts(argv, o) for o in operands[:-1])
+    destination = from_starts(argv, operands[-1]) if operands else None
+    return Written(removed=sources, landed=tuple((s, destination) for s in sources))
 
 
 def _operands(words: Sequence[str | None], letters: frozenset[str], longs: Sequence[str],

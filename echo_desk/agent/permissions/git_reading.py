@@ -70,6 +70,7 @@ def git_reading(argv: Argv, program: str) -> Reading:
     reads_only = sub in git.READS_ONLY and not found and not inners
     return Reading(program, flags=tuple(found), inners=tuple(inners), matched=matched, spellings=tuple(spellings),
                    reads_only=reads_only, written=written, written_below=below, removed=unnamed.removed,
+                   landed=unnamed.landed,
                    values=git_unnamed_reads.read(argv, at))
 
 

@@ -12,7 +12,15 @@ where the program is found now (every folder when it is not found): one the agen
 makes the line ask. The ``PATH`` is the one the command gets (``line_environment``: Echo Desk's
 own, which keeps only absolute folders, with what the line gives on top). A relative or empty
 entry is the folder the command runs in; bash also reads a leading ``~`` of an entry as the home
-folder (dash does not: both readings count). Builtins both shells have run no file."""
+folder (dash does not: both readings count). Builtins both shells have run no file.
+
+A program's children look programs up on the same ``PATH`` (s321): ``make`` runs ``cc`` and
+``sh``, git runs ``ssh`` and its hooks' programs, ``npm test`` runs ``node``, a script starting
+``#!/usr/bin/env python3`` runs the first ``python3``. With ``~/.local/bin`` writable and on
+``PATH``, ``make`` with a Makefile calling ``cc`` ran a planted ``~/.local/bin/cc`` and
+``./t.py`` a planted ``~/.local/bin/python3`` (bash 5.2, dash 0.5.12, strace). Which names a
+child looks up no rule says, and a name may exist nowhere else: so any file in any folder of
+``PATH`` may be run by a command that is not a builtin (``path_folders``), whatever its word."""
 
 from __future__ import annotations
 
@@ -49,6 +57,22 @@ def candidates(word: str | None, cwds: Sequence[Path], home: Path | None) -> lis
         found += [p for f in files for p in dict.fromkeys((Path(os.path.normpath(f)), Path(os.path.realpath(f))))]
         if os.path.isabs(entry) and not entry.startswith("~") and any(_runnable(f) for f in files):
             break  # (a relative entry's file differs with the folder the line runs in: search on)
+    return list(dict.fromkeys(found))
+
+
+def path_folders(word: str | None, cwds: Sequence[Path], home: Path | None) -> list[Path] | None:
+    """The folders of ``PATH`` in which any file may be run by the command whose program word is
+    ``word``, its children's lookups included (s321): every folder of ``PATH`` (as written and
+    where its links lead), ``[]`` for a builtin both shells have or no word, ``None`` when a
+    folder is only known when the line runs."""
+    if not word or word in _BUILTINS:
+        return []
+    found: list[Path] = []
+    for entry in line_environment.get("PATH").split(os.pathsep):
+        folders = _folders(entry, cwds, home)
+        if folders is None:
+            return None
+        found += [p for f in folders for p in (Path(os.path.normpath(f)), Path(os.path.realpath(f)))]
     return list(dict.fromkeys(found))
 
 

@@ -88,6 +88,9 @@ class Reading:
     #: words (``git rm -r DIR``, ``git mv DIR NEW``, read from where ``-C`` leads; ``None``: only
     #: known when it runs): ``removed_folders``.
     removed: tuple[str | None, ...] = ()
+    #: Paths it moves whole, each with the folder it lands in or as (``git mv DIR NEW``, from
+    #: where ``-C`` leads; ``None``: only known when it runs): ``removed_folders.landings``.
+    landed: tuple[tuple[str | None, str | None], ...] = ()
     #: It only reads what it is given (see ``program_options.READS_ONLY``).
     reads_only: bool = False
     #: The engine knows what this program does with its words (an unknown one may run any of

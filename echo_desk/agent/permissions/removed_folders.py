@@ -9,6 +9,13 @@ away, the folder word matching no rule (strace, coreutils 9.1, bash 5.2 and dash
 Judged by the rules' patterns, not by what the folder holds now: the line, or one before it,
 may put a file there first.
 
+Where such a folder lands is written too: ``mv out/d prod`` (or ``mv out/d prod/``, ``mv -t prod
+out/d``, ``git mv out/d prod``) put ``out/d/x.env`` at ``prod/x.env`` when prod did not exist, and
+at ``prod/d/x.env`` when it did, beside ``@workspace/prod/*.env`` write-denied, no word naming
+either (strace, coreutils 9.1, git 2.39, bash 5.2 and dash 0.5, s320). ``landings`` gives each
+source with its destination, judged as a folder written anywhere below, which holds both
+readings: whether the destination exists may change within the line.
+
 Not here: a line's own changes (``line_changes``) take these as paths deleted or moved, not as
 folders a link may be planted below; a folder removed whole plants nothing.
 """
@@ -28,3 +35,10 @@ def removed_folders(argv: Sequence[str | None], reading: Reading) -> tuple[str |
     deleted = [argv[k] for k in reading.deletes if k < len(argv)]
     here = (".",) if reading.deletes_here else ()
     return (*deleted, *here, *reading.removed, *file_programs.moved_away(argv))
+
+
+def landings(argv: Sequence[str | None], reading: Reading) -> tuple[tuple[str | None, str | None], ...]:
+    """Each path the command ``argv`` (read as ``reading``) moves whole, with the destination it
+    lands at or in (``mv``, ``git mv``): a folder moved there puts every file below it below the
+    destination. ``None``: a path only known when it runs."""
+    return (*reading.landed, *file_programs.moved_into(argv))

@@ -84,7 +84,7 @@ from echo_desk.agent.permissions.model import (
 from echo_desk.agent.permissions.options import read_options
 from echo_desk.agent.permissions.programs import Reading
 from echo_desk.agent.permissions.reading import Flag
-from echo_desk.agent.permissions.removed_folders import removed_folders
+from echo_desk.agent.permissions.removed_folders import landings, removed_folders
 from echo_desk.agent.permissions.repository_tops import repository_tops
 from echo_desk.agent.permissions.shell import (
     INERT_ASSIGNMENTS,
@@ -754,6 +754,9 @@ class _Judge:
             return False
         if any(self._removal_refused(folder, values) for folder in removed_folders(values, reading)):
             return False
+        if any(self._landing_refused(source, destination, values)
+               for source, destination in landings(values, reading)):
+            return False
         if any(self._below_refused(top, repository_aside=True) for top in self._worktree_tops(values)):
             return False
         links = [p for folder in reading.written_below if folder is not None for p in self._links_below(folder)]
@@ -860,12 +863,23 @@ class _Judge:
         or moves away whole (``removed_folders``: ``rm -r out/d`` beside ``@workspace/**/*.env``
         denied). A path that is a plain file now, which no other command of the line changes,
         holds nothing below it: ``mv a.txt b.txt`` is judged by its words alone."""
+        return self._may_hold_files(folder, values) and self._below_refused(folder)
+
+    def _landing_refused(self, source: str | None, destination: str | None, values: tuple[str | None, ...]) -> bool:
+        """Whether a deny or ask write rule may match a file where a folder the command moves
+        whole lands (``removed_folders.landings``: ``mv out/d prod`` beside ``@workspace/prod/*.env``
+        denied put ``out/d/x.env`` at ``prod/x.env``): anywhere below the destination, which
+        holds ``prod/d/…`` too. A plain file moved is judged by its words alone."""
+        return self._may_hold_files(source, values) and self._below_refused(destination)
+
+    def _may_hold_files(self, folder: str | None, values: tuple[str | None, ...]) -> bool:
+        """Whether a path the command (``values``) removes or moves whole may be a folder with
+        files below it when it runs: not a plain file now that no other command of the line
+        changes (``None``: a path only known when it runs may be)."""
         places = self._places(folder)
         if places is None:
             return True
-        if all(_plain_file(p) and not self.changes.touches(p, values) for p in places):
-            return False
-        return self._below_refused(folder)
+        return not all(_plain_file(p) and not self.changes.touches(p, values) for p in places)
 
     def _places(self, folder: str | None) -> list[Path] | None:
         """Where a folder word of the command leads, from each folder the line may run in: the
@@ -986,8 +1000,14 @@ class _Judge:
             found.append(settings_files.ANY_FILE)
         # The program itself, when found on PATH: a file of its name the agent may plant in a
         # folder searched before the real one is what runs (``path_search``, s319).
-        run = path_search.candidates(values[0] if values else None, self.cwds, self.where.home)
-        ran = [settings_files.ANY_FILE] if run is None else [settings_files.Place(p.parent, (p.name,)) for p in run]
+        # Its children look names up on the same PATH (``make`` runs ``cc``, a ``#!/usr/bin/env
+        # python3`` script ``python3``): any file of any folder on it may run (s321).
+        word = values[0] if values else None
+        run = path_search.candidates(word, self.cwds, self.where.home)
+        searched = path_search.path_folders(word, self.cwds, self.where.home)
+        ran = ([settings_files.ANY_FILE] if run is None or searched is None else
+               [settings_files.Place(p.parent, (p.name,)) for p in run]
+               + [settings_files.Place(folder, (), suffixes=("",)) for folder in searched])
         if not found and not ran:
             return []
         if not self.cwd_known and (found or path_search.searches_the_working_folder()):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from echo_desk.agent.permissions import Effect
+from echo_desk.agent.permissions import Effect, file_programs
 
 from .conftest import Setup
 from .engine_verdicts import effect_of as _effect
@@ -122,3 +122,18 @@ def test_scp_to_a_local_path_outside_the_write_rules_asks(scp_rules: Setup, line
 @pytest.mark.parametrize("line", SCP_INSIDE)
 def test_scp_to_a_host_or_inside_the_write_rules_stays_allowed(scp_rules: Setup, line: str) -> None:
     assert _effect(scp_rules, line) is Effect.ALLOW, line
+
+
+@pytest.mark.parametrize(("argv", "found"), [
+    (("mv", "out/d", "prod"), (("out/d", "prod"),)),
+    (("mv", "-T", "a", "b/"), (("a", "b/"),)),
+    (("mv", "a", "b", "dest"), (("a", "dest"), ("b", "dest"))),
+    (("mv", "-t", "dest", "out/d/", "b"), (("out/d/", "dest/d"), ("b", "dest/b"))),
+    (("mv", "--target-directory=dest", None), ((None, None),)),
+    (("mv", "--frobnicate", "a", "b"), ((None, None),)),
+    (("mv", "-t", "x", "-t", "y", "a"), ((None, None),)),
+    (("cp", "-r", "a", "b"), ()),
+])
+def test_where_what_mv_moves_lands(argv: tuple[str | None, ...], found: tuple[tuple[str | None, str | None], ...]) -> None:
+    # s320: each source with the folder everything below it lands below.
+    assert file_programs.moved_into(argv) == found

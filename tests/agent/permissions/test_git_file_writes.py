@@ -225,19 +225,20 @@ def test_the_subcommands_counted_as_writing_the_worktree(line: tuple[str | None,
     (("git", "rm", "-n", "*.env"), Written()),
     (("git", "rm", "--pathspec-from-file=f"), Written(below=(None,), removed=(None,))),
     (("git", "rm", ":/x"), Written(below=(None,))),
-    # s316: with -r a plain pathspec is a folder removed whole, each source of mv one moved away.
+    # s316: with -r a plain pathspec is a folder removed whole, each source of mv one moved away
+    # (s320: landing below the destination).
     (("git", "rm", "-r", "out/d"), Written(removed=("./out/d",))),
     (("git", "rm", "-rf", "out/d", "out/e/*"), Written(below=("./out/e",), removed=("./out/d",))),
     (("git", "-C", "src", "rm", "-r", "d"), Written(removed=("src/d",))),
     (("git", "rm", "-r", "--cached", "out/d"), Written()),
     (("git", "rm", "-r", None), Written(below=(None,), removed=(None,))),
-    (("git", "mv", "out/d", "out/e"), Written(removed=("./out/d",))),
-    (("git", "mv", "-k", "a", "b", "dest/"), Written(removed=("./a", "./b"))),
-    (("git", "mv", "--", "-a", "b"), Written(removed=("./-a",))),
-    (("git", "-C", "src", "mv", "d", "e"), Written(removed=("src/d",))),
+    (("git", "mv", "out/d", "out/e"), Written(removed=("./out/d",), landed=(("./out/d", "./out/e"),))),
+    (("git", "mv", "-k", "a", "b", "dest/"), Written(removed=("./a", "./b"), landed=(("./a", "./dest/"), ("./b", "./dest/")))),
+    (("git", "mv", "--", "-a", "b"), Written(removed=("./-a",), landed=(("./-a", "./b"),))),
+    (("git", "-C", "src", "mv", "d", "e"), Written(removed=("src/d",), landed=(("src/d", "src/e"),))),
     (("git", "mv", "-n", "a", "b"), Written()),
     (("git", "mv", "--dry", "a", "b"), Written()),  # (a prefix git takes)
-    (("git", "mv", "--frobnicate", "a", "b"), Written(removed=(None,))),
+    (("git", "mv", "--frobnicate", "a", "b"), Written(removed=(None,), landed=((None, None),))),
 ])
 def test_what_each_form_writes(line: tuple[str | None, ...], found: Written) -> None:
     at = 3 if line[1] == "-C" else 1

@@ -1,7 +1,9 @@
 """A program named without a ``/`` is the first file of its name in the folders of ``PATH``
 (s319): with a folder the agent may write searched before the real program (``~/.local/bin``
 first on ``PATH``), the agent plants ``ls`` there and a rule ``ls **`` would run it (proven with
-bash 5.2 and dash 0.5.12 under strace, also within one line). Such a line asks."""
+bash 5.2 and dash 0.5.12 under strace, also within one line). Such a line asks. Since s321 a
+writable folder anywhere on PATH makes every command that is not a builtin ask: its children
+look up other names there (``make`` runs ``cc``)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,8 @@ from echo_desk.agent.permissions.model import Opaque
 from .conftest import Setup
 from .engine_verdicts import effect_under, rule_text, verdict_under, writes_allowed
 
-RULES = rule_text("ls **", "cat **", "no-such-tool-s319 **", "env PATH=* ls **", "printf **", "chmod **")
+RULES = rule_text("ls **", "cat **", "no-such-tool-s319 **", "env PATH=* ls **", "printf **", "chmod **", "make **",
+                  "./t.py **", "git **")
 _SYSTEM = "/usr/bin:/bin"
 
 
@@ -45,11 +48,25 @@ def test_a_workspace_folder_on_the_path_asks(setup: Setup, monkeypatch: pytest.M
     assert _effect(setup, "ls", "@workspace/src/**") is Effect.ALLOW
 
 
-def test_a_writable_folder_after_the_program_stays_allowed(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``ls`` is found in /usr/bin before ~/.local/bin: what the agent plants there never runs."""
-    assert shutil.which("ls", path=_SYSTEM)
+@pytest.mark.parametrize("line", ["ls -la", "make", "./t.py", "git status"])
+def test_a_writable_folder_anywhere_on_the_path_asks(setup: Setup, monkeypatch: pytest.MonkeyPatch, line: str) -> None:
+    """s321: ``ls`` is found in /usr/bin before ~/.local/bin, but a command's children look up
+    other names on the same PATH, some found nowhere else: ``make`` ran a planted
+    ``~/.local/bin/cc`` for a Makefile calling ``cc``, ``./t.py`` (``#!/usr/bin/env python3``) a
+    planted ``python3``, and with ~/.local/bin last on PATH ``make lint`` a planted ``ruff`` its
+    recipe calls, found nowhere else (bash 5.2, dash 0.5.12, make 4.3, strace)."""
+    assert shutil.which("ls", path=_SYSTEM) and shutil.which("make", path=_SYSTEM)
     monkeypatch.setenv("PATH", f"{_SYSTEM}:{setup.home}/.local/bin")
-    assert _effect(setup, "ls -la", "~/.local/bin/**") is Effect.ALLOW
+    verdict = verdict_under(setup, RULES + writes_allowed("~/.local/bin/**", "@workspace/src/**"), line)
+    assert verdict.effect is not Effect.ALLOW
+    assert any(p.opaque is Opaque.AGENT_SETTINGS for p in verdict.parts)
+
+
+def test_a_writable_folder_below_a_path_folder_stays_allowed(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Writes allowed below a folder of PATH, not in it: nothing the agent writes is looked up."""
+    monkeypatch.setenv("PATH", f"{_SYSTEM}:{setup.home}/.local/bin")
+    assert _effect(setup, "make", "~/.local/bin/sub/**", "@workspace/src/**") is Effect.ALLOW
+    assert _effect(setup, "ls -la", "~/.local/bin/sub/**", "@workspace/**") is Effect.ALLOW
 
 
 def test_a_program_not_found_is_searched_in_every_folder(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -74,8 +91,9 @@ def test_a_path_the_line_gives_with_the_working_folder_asks(setup: Setup, entry:
     assert _effect(setup, line, "@workspace/**") is not Effect.ALLOW
 
 
-def test_builtins_are_not_looked_up(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
-    _path(monkeypatch, str(setup.home / ".local/bin"))
+@pytest.mark.parametrize("first", [True, False])
+def test_builtins_are_not_looked_up(setup: Setup, monkeypatch: pytest.MonkeyPatch, first: bool) -> None:
+    monkeypatch.setenv("PATH", f"{setup.home}/.local/bin:{_SYSTEM}" if first else f"{_SYSTEM}:{setup.home}/.local/bin")
     assert _effect(setup, "printf x", "~/.local/bin/**") is Effect.ALLOW
 
 
@@ -83,3 +101,16 @@ def test_everyday_path_and_workspace_writes_stay_allowed(setup: Setup, monkeypat
     _path(monkeypatch, "/usr/local/bin")
     assert _effect(setup, "ls -la", "@workspace/**") is Effect.ALLOW
     assert _effect(setup, "cat notes.txt", "@workspace/**") is Effect.ALLOW
+    assert _effect(setup, "make", "@workspace/src/**") is Effect.ALLOW
+    assert _effect(setup, "git status", "@workspace/src/**") is Effect.ALLOW
+
+
+@pytest.mark.parametrize("entry", [".", "", "bin"])
+def test_a_working_folder_entry_after_the_program_asks(setup: Setup, entry: str) -> None:
+    """s321: ``ls`` is found in /usr/bin first, but what it starts would search the folder the
+    line runs in, the workspace the agent may write."""
+    assert _effect(setup, f"env PATH={_SYSTEM}:{entry} ls", "@workspace/**") is not Effect.ALLOW
+
+
+def test_a_path_the_line_gives_without_writable_folders_stays_allowed(setup: Setup) -> None:
+    assert _effect(setup, f"env PATH={_SYSTEM} ls", "@workspace/**") is Effect.ALLOW

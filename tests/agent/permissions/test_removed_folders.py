@@ -149,3 +149,50 @@ def test_a_rule_that_cannot_match_below_what_git_takes_leaves_it_allowed(reposit
                                   "git rm -r --pathspec-from-file=list"])
 def test_git_taking_a_folder_not_known_here_asks(repository: Setup, line: str) -> None:
     assert _asks(effect_under(repository, _git_refused("@workspace/**/*.env"), line))
+
+
+#: s320: where a folder moved whole lands is written too, below the destination: with writes
+#: allowed and ``@workspace/prod/*.env`` denied, ``mv out/d prod`` and ``git mv out/d prod`` (prod
+#: not there) put out/d/x.env at prod/x.env, no word of the line naming it (coreutils 9.1, git
+#: 2.39, bash and dash, strace). Judged as a folder written anywhere below the destination, both
+#: readings at once: it becomes the destination, or lands in it.
+LANDING_RULES: str = rule_text("mv **", "git **", "git mv -k **", "mkdir **") + writes_allowed(
+    "@workspace/out/**", "@workspace/src/**", "@workspace/prod", "@workspace/prod/**")
+LANDINGS = (
+    "mv out/d prod", "mv -T out/d prod", "mv out/d/ prod", "mv -f out/d prod", "mv out/d src/a.txt prod",
+    "git mv out/d prod", "git mv -k -- out/d/ prod",
+)
+#: Plain files moved, and folders moved where no refusing rule reaches: judged by their words.
+LANDINGS_LEFT = (
+    "mv src/a.txt prod", "mv src/a.txt prod/b.txt", "git mv src/a.txt prod", "mv out/d out/e", "git mv out/d out/e",
+    "mv out/d src/e",
+)
+
+
+def _landing_refused(pattern: str) -> str:
+    return f'{LANDING_RULES}{rule_text(pattern, effect="deny", tool="write")}'
+
+
+@pytest.mark.parametrize("line", LANDINGS)
+@pytest.mark.parametrize("pattern", ["@workspace/prod/*.env", "@workspace/prod/**/secrets/**", "@workspace/prod/d/*"])
+def test_a_folder_moved_whole_is_judged_below_where_it_lands(repository: Setup, line: str, pattern: str) -> None:
+    assert effect_under(repository, LANDING_RULES, line) is Effect.ALLOW
+    assert _asks(effect_under(repository, _landing_refused(pattern), line))
+
+
+@pytest.mark.parametrize("line", ["mv -t prod out/d", "mv --target-directory=prod out/d"])
+def test_a_folder_moved_into_a_target_folder_lands_in_it_under_its_name(repository: Setup, line: str) -> None:
+    # (-t: the destination is a folder the source lands in, never one it becomes)
+    assert effect_under(repository, _landing_refused("@workspace/prod/*.env"), line) is Effect.ALLOW
+    assert _asks(effect_under(repository, _landing_refused("@workspace/prod/d/*"), line))
+
+
+@pytest.mark.parametrize("line", LANDINGS_LEFT)
+def test_a_plain_file_moved_or_a_landing_no_rule_reaches_stays_allowed(repository: Setup, line: str) -> None:
+    assert effect_under(repository, _landing_refused("@workspace/prod/*.env"), line) is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ['mv out/d "$D"', 'git mv out/d "$D"', 'mv -t "$D" out/d', 'mv "$D" prod'])
+def test_a_landing_only_known_when_the_line_runs_asks(repository: Setup, line: str) -> None:
+    assert _asks(effect_under(repository, _landing_refused("@workspace/prod/*.env"), line))
+
