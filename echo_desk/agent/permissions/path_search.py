@@ -40,7 +40,8 @@ _DASH_BUILTINS = frozenset("""
 _BUILTINS = SHELL_BUILTINS & _DASH_BUILTINS
 
 
-def candidates(word: str | None, cwds: Sequence[Path], home: Path | None) -> list[Path] | None:
+def candidates(word: str | None, cwds: Sequence[Path], home: Path | None,
+               real_folders: dict[str, str] | None = None) -> list[Path] | None:
     """The files the shell may run for the program word ``word`` run from any of ``cwds``: for a
     name found on ``PATH``, that name in each folder searched up to where it is found (both the
     folder as written and where its links lead); ``[]`` for a path, a builtin or no word;
@@ -48,16 +49,23 @@ def candidates(word: str | None, cwds: Sequence[Path], home: Path | None) -> lis
     folder not known)."""
     if not word or "/" in word or word in _BUILTINS:
         return []
+    real_folders = {} if real_folders is None else real_folders
     found: list[Path] = []
     for entry in line_environment.get("PATH").split(os.pathsep):
         folders = _folders(entry, cwds, home)
         if folders is None:
             return None
         files = [folder / word for folder in folders]
-        found += [p for f in files for p in dict.fromkeys((Path(os.path.normpath(f)), Path(os.path.realpath(f))))]
+        found += [p for f in files for p in dict.fromkeys((Path(os.path.normpath(f)), _real(f, real_folders)))]
         if os.path.isabs(entry) and not entry.startswith("~") and any(_runnable(f) for f in files):
             break  # (a relative entry's file differs with the folder the line runs in: search on)
     return list(dict.fromkeys(found))
+
+
+def looked_up(word: str | None) -> bool:
+    """Whether running the program word ``word`` looks anything up on ``PATH`` (not a builtin of
+    both shells, not nothing): ``path_folders`` is ``[]`` otherwise, and the same for any such word."""
+    return bool(word) and word not in _BUILTINS
 
 
 def path_folders(word: str | None, cwds: Sequence[Path], home: Path | None) -> list[Path] | None:
@@ -65,7 +73,7 @@ def path_folders(word: str | None, cwds: Sequence[Path], home: Path | None) -> l
     ``word``, its children's lookups included (s321): every folder of ``PATH`` (as written and
     where its links lead), ``[]`` for a builtin both shells have or no word, ``None`` when a
     folder is only known when the line runs."""
-    if not word or word in _BUILTINS:
+    if not looked_up(word):
         return []
     found: list[Path] = []
     for entry in line_environment.get("PATH").split(os.pathsep):
@@ -86,6 +94,18 @@ def _folders(entry: str, cwds: Sequence[Path], home: Path | None) -> list[Path] 
             return None
         readings.append(str(home) + entry[1:])
     return [Path(r) if os.path.isabs(r) else c / r for r in readings for c in ([Path("/")] if os.path.isabs(r) else cwds)]
+
+
+def _real(file: Path, real_folders: dict[str, str]) -> Path:
+    """Where ``file`` leads: the link followed when it is one, else the file in its folder's real
+    place (``real_folders``: the folders' real places already worked out in this verdict —
+    ``os.path.realpath`` of every file looked up, stat by stat, was most of a verdict's time)."""
+    if os.path.islink(file):
+        return Path(os.path.realpath(file))
+    folder = os.path.normpath(file.parent)
+    if folder not in real_folders:
+        real_folders[folder] = os.path.realpath(folder)
+    return Path(real_folders[folder]) / file.name
 
 
 def _runnable(path: Path) -> bool:

@@ -228,6 +228,10 @@ class _Judge:
         self._agent_settings: dict[tuple[str | None, ...], list[Path]] = {}
         #: ``variables_of`` by command and what the line gives it.
         self._variables: dict[tuple[Hashable, ...], option_variables.FromEnvironment] = {}
+        #: What ``path_search`` found, by what it depends on: each command of a line asks the same
+        #: of the same PATH (a realpath per folder each time was half of a verdict's time).
+        self._path_found: dict[tuple[Hashable, ...], list[Path] | None] = {}
+        self._real_folders: dict[str, str] = {}
         self.analysis = analysis
         #: The git commands of the line that may change the index (``index_changes``).
         self._index_changers: list[tuple[str | None, ...]] | None = None
@@ -1003,8 +1007,7 @@ class _Judge:
         # Its children look names up on the same PATH (``make`` runs ``cc``, a ``#!/usr/bin/env
         # python3`` script ``python3``): any file of any folder on it may run (s321).
         word = values[0] if values else None
-        run = path_search.candidates(word, self.cwds, self.where.home)
-        searched = path_search.path_folders(word, self.cwds, self.where.home)
+        run, searched = self._on_path(word)
         ran = ([settings_files.ANY_FILE] if run is None or searched is None else
                [settings_files.Place(p.parent, (p.name,)) for p in run]
                + [settings_files.Place(folder, (), suffixes=("",)) for folder in searched])
@@ -1032,6 +1035,20 @@ class _Judge:
             return pattern.bases(workspaces=self.where.workspaces, home=self.where.home)
 
         return settings_files.writable_places(found, writable, allowing, bases)
+
+    def _on_path(self, word: str | None) -> tuple[list[Path] | None, list[Path] | None]:
+        """``path_search.candidates`` and ``path_folders`` for ``word``, each worked out once a
+        verdict for the same PATH, folders and word (the folders do not depend on the word)."""
+        at = (line_environment.get("PATH"), tuple(self.cwds), self.where.home)
+        run_key = ("run", word, *at)
+        if run_key not in self._path_found:
+            self._path_found[run_key] = path_search.candidates(word, self.cwds, self.where.home, self._real_folders)
+        if not path_search.looked_up(word):
+            return self._path_found[run_key], []
+        folders_key = ("folders", *at)
+        if folders_key not in self._path_found:
+            self._path_found[folders_key] = path_search.path_folders(word, self.cwds, self.where.home)
+        return self._path_found[run_key], self._path_found[folders_key]
 
     def index_changes(self, values: tuple[str | None, ...]) -> bool:
         """Whether a git command of the line other than ``values`` (or ``values`` run again) may
@@ -1084,6 +1101,7 @@ class _Judge:
                                                                   rule=rule),), grants=(), buckets=None),
                        self.where, Analysis(line=""))
         trial.cwds, trial.cwd_known = self.cwds, self.cwd_known
+        trial._path_found, trial._real_folders = self._path_found, self._real_folders  # (no rule changes PATH)
         return trial.covered(words, sandbox=False) is not None
 
     @staticmethod
