@@ -109,7 +109,10 @@ def _real(file: Path, real_folders: dict[str, str]) -> Path:
 
 
 def _runnable(path: Path) -> bool:
-    return path.is_file() and os.access(path, os.X_OK)
+    try:
+        return path.is_file() and os.access(path, os.X_OK)
+    except OSError:  # a word too long to be a file name (ENAMETOOLONG): not found here, search on
+        return False
 
 
 def searches_the_working_folder() -> bool:

@@ -114,3 +114,13 @@ def test_a_working_folder_entry_after_the_program_asks(setup: Setup, entry: str)
 
 def test_a_path_the_line_gives_without_writable_folders_stays_allowed(setup: Setup) -> None:
     assert _effect(setup, f"env PATH={_SYSTEM} ls", "@workspace/**") is Effect.ALLOW
+
+
+def test_a_program_word_too_long_for_a_file_name_is_judged_not_raised(setup: Setup,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Looking a word of thousands of characters up on PATH made the file system refuse the name
+    (ENAMETOOLONG) and the whole verdict raise (the CLI printed a traceback holding the word's
+    hidden characters): the word is a program found nowhere, and the line is judged."""
+    _path(monkeypatch)
+    line = "ls -la\n" + "\u2800" * 5000 + "touch PWNED"
+    assert _effect(setup, line, "@workspace/src/**") is not Effect.ALLOW
