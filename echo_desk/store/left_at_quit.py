@@ -13,14 +13,14 @@ import contextlib
 import logging
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from echo_desk.common.storable import storable
 from echo_desk.store.planted_rows import planted_entries, planted_text
-from echo_desk.store.private import connect_private
+from echo_desk.store.private import one_use_private
 
 log = logging.getLogger(__name__)
 
@@ -56,15 +56,8 @@ class LeftAtQuitStore:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    @contextlib.contextmanager
-    def _connection(self) -> Iterator[sqlite3.Connection]:
-        conn = connect_private(self.path, timeout=10)
-        try:
-            conn.executescript(_SCHEMA)
-            with conn:
-                yield conn
-        finally:
-            conn.close()
+    def _connection(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        return one_use_private(self.path, _SCHEMA)
 
     def add(self, server: str, folder: str, planted: Sequence[Mapping[str, Any]], *, told: bool = False,
             at: float | None = None) -> None:

@@ -23,14 +23,14 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from echo_desk.common.storable import storable
 from echo_desk.store.planted_rows import planted_entries, planted_text
-from echo_desk.store.private import connect_private
+from echo_desk.store.private import one_use_private
 
 log = logging.getLogger(__name__)
 
@@ -117,19 +117,10 @@ class OwedChecksStore:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    @contextlib.contextmanager
-    def _connection(self) -> Iterator[sqlite3.Connection]:
-        conn = connect_private(self.path, timeout=10)
-        try:
-            conn.execute("PRAGMA synchronous=FULL")
-            # A snapshot holds copies of workspace files (a ``.git/config`` may name a token):
-            # the pages of a removed row are overwritten, not left in the file.
-            conn.execute("PRAGMA secure_delete=ON")
-            conn.executescript(_SCHEMA)
-            with conn:
-                yield conn
-        finally:
-            conn.close()
+    def _connection(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        # A snapshot holds copies of workspace files (a ``.git/config`` may name a token): the
+        # pages of a removed row are overwritten, not left in the file.
+        return one_use_private(self.path, _SCHEMA, "PRAGMA synchronous=FULL", "PRAGMA secure_delete=ON")
 
     def owe(self, *, conversation_id: str, call_id: str, tool: str, workspace: str, snapshot: bytes) -> int:
         """Keep one command's check as owed (call before the command starts); its row's id."""

@@ -64,6 +64,22 @@ def connect_private(path: Path | str, **kwargs: Any) -> sqlite3.Connection:
     return conn
 
 
+@contextlib.contextmanager
+def one_use_private(path: Path, schema: str, *pragmas: str) -> Iterator[sqlite3.Connection]:
+    """A small private database opened for one use (a store written and read now and then, never
+    kept open): ``pragmas`` then ``schema`` run first, the block is one transaction, and the
+    connection is closed after it."""
+    conn = connect_private(path, timeout=10)
+    try:
+        for pragma in pragmas:
+            conn.execute(pragma)
+        conn.executescript(schema)
+        with conn:
+            yield conn
+    finally:
+        conn.close()
+
+
 def open_private(path: Path, mode: Literal["wb", "ab"] = "wb") -> IO[bytes]:
     """``path`` opened for writing (truncated, or appended to), created 0600 in a 0700 folder,
     and tightened if it already existed readable by others."""
