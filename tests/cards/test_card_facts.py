@@ -14,6 +14,7 @@ from echo_desk.agent.envelope import DENIED_KEY, Envelope
 from echo_desk.agent.status import ToolStatus
 from echo_desk.tools.planted import Change, Planted
 from echo_desk.tools.results import ErrorKind, FileChange, FileChangeKind
+from echo_desk.tools.sandbox_kept import MAX_ENTRIES
 from echo_desk.ui.chat.card_facts import (
     GridColumn,
     Part,
@@ -26,7 +27,6 @@ from echo_desk.ui.chat.card_facts import (
 from echo_desk.ui.chat.card_parse import (
     MAX_CELL_CHARS,
     MAX_ROWS,
-    MAX_SANDBOX_ENTRIES,
     file_changes_of,
     grid_of,
     result_of_envelope,
@@ -186,7 +186,7 @@ def test_a_huge_grid_is_bounded_and_odd_cells_are_text() -> None:
 
 def test_sandbox_lists_are_bounded() -> None:
     facts = sandbox_of({"sandboxed": True, "refused_hosts": [f"h{i}.example" for i in range(10_000)]})
-    assert facts == SandboxFacts(sandboxed=True, refused_hosts=tuple(f"h{i}.example" for i in range(MAX_SANDBOX_ENTRIES)))
+    assert facts == SandboxFacts(sandboxed=True, refused_hosts=tuple(f"h{i}.example" for i in range(MAX_ENTRIES)))
 
 
 def test_planted_entries_are_bounded_and_still_all_counted() -> None:
@@ -194,8 +194,8 @@ def test_planted_entries_are_bounded_and_still_all_counted() -> None:
     keeps the first few and how many more there were; its line and mark say the whole count."""
     many = [Planted(f"p{i}/.envrc", Change.CREATED, kept=f"/k/p{i}").to_json() for i in range(3_000)]
     facts = sandbox_of({"sandboxed": True, "planted": many})
-    assert facts is not None and len(facts.planted) == MAX_SANDBOX_ENTRIES
-    assert facts.planted_more == 3_000 - MAX_SANDBOX_ENTRIES and facts.planted_count == 3_000
+    assert facts is not None and len(facts.planted) == MAX_ENTRIES
+    assert facts.planted_more == 3_000 - MAX_ENTRIES and facts.planted_count == 3_000
     stored = facts.to_json()
     assert sandbox_of(json.loads(json.dumps(stored))) == facts  # (read back alike, not counted twice)
     card = TranscriptItem(TOOL, call_id="c1", tool_name="run_command")

@@ -46,9 +46,6 @@ if TYPE_CHECKING:
 MAX_ROWS = 50
 #: A cell longer than this is cut with "…" (the model's text result has the value).
 MAX_CELL_CHARS = 120
-#: Entries kept of each list of the sandbox facts (domains, hosts, what was refused, planted): the
-#: cap they are stored with (a sub-agent's calls' facts are stored capped by ``delegate``).
-MAX_SANDBOX_ENTRIES = MAX_ENTRIES
 
 
 # -- the two ways in ---------------------------------------------------------------------------
@@ -214,13 +211,13 @@ def sandbox_of(metadata: object) -> SandboxFacts | None:
 
     def strings(key: str) -> tuple[str, ...]:
         value = facts.get(key)
-        return tuple(str(v) for v in value[:MAX_SANDBOX_ENTRIES]) if isinstance(value, list) else ()
+        return tuple(str(v) for v in value[:MAX_ENTRIES]) if isinstance(value, list) else ()
 
     planted = planted_of(facts.get("planted"))
-    more = planted_more(facts) + max(len(planted) - MAX_SANDBOX_ENTRIES, 0)
+    more = planted_more(facts) + max(len(planted) - MAX_ENTRIES, 0)
     return SandboxFacts(sandboxed=facts["sandboxed"], domains=strings("domains"), blocked=strings("blocked"),
                         refused_hosts=strings("refused_hosts"), mode=str(facts.get("mode", "")),
-                        status=str(facts.get("status", "")), planted=tuple(planted[:MAX_SANDBOX_ENTRIES]),
+                        status=str(facts.get("status", "")), planted=tuple(planted[:MAX_ENTRIES]),
                         planted_more=more,
                         search_cut=facts.get("search_cut") is True, checked_later=facts.get("checked_later") is True,
                         server=facts.get("server") is True,
