@@ -1047,7 +1047,8 @@ class _Judge:
             return self._path_found[run_key], []
         folders_key = ("folders", *at)
         if folders_key not in self._path_found:
-            self._path_found[folders_key] = path_search.path_folders(word, self.cwds, self.where.home)
+            self._path_found[folders_key] = path_search.path_folders(word, self.cwds, self.where.home,
+                                                                      self._real_folders)
         return self._path_found[run_key], self._path_found[folders_key]
 
     def index_changes(self, values: tuple[str | None, ...]) -> bool:
