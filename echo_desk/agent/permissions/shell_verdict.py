@@ -30,6 +30,7 @@ from echo_desk.agent.permissions import (
     default_folders,
     floor,
     folder_moves,
+    git_config,
     git_foreach,
     git_reading,
     git_repositories,
@@ -123,7 +124,7 @@ def shell_verdict(subject: Subject, rules: Rules, where: floor.Where, *, suggest
                   grammar: Grammar | None = None) -> Verdict:
     """The rules' verdict for running ``subject.command`` with the shell of this machine, in
     the environment ``run_command`` gives it (``line_environment``)."""
-    with line_environment.inheriting():
+    with line_environment.inheriting(), git_config.reading_once():
         return _shell_verdict(subject, rules, where, suggest=suggest, grammar=grammar)
 
 
@@ -232,6 +233,8 @@ class _Judge:
         #: of the same PATH (a realpath per folder each time was half of a verdict's time).
         self._path_found: dict[tuple[Hashable, ...], list[Path] | None] = {}
         self._real_folders: dict[str, str] = {}
+        #: What git's settings files give a git command reading them, once a verdict.
+        self._git_reads = git_unnamed_reads.OncePerVerdict(where.home)
         self.analysis = analysis
         #: The git commands of the line that may change the index (``index_changes``).
         self._index_changers: list[tuple[str | None, ...]] | None = None
@@ -277,9 +280,8 @@ class _Judge:
         if reading.values and values[0] is not None and programs.base(values[0]) == "git":
             # (the files git's settings include are read, and printed by `git config --list`, too;
             # so is the file a credential helper they set names)
-            home = self.where.home
-            reading = replace(reading, values=(*reading.values, *git_unnamed_reads.included(reading.values, home),
-                                               *git_unnamed_reads.helper_files(reading.values, home, self.cwds)))
+            reading = replace(reading, values=(*reading.values, *self._git_reads.included(reading.values),
+                                               *self._git_reads.helper_files(reading.values, self.cwds)))
         found.argvs.append(values)
         if values[0] is not None and "/" in values[0]:
             found.argvs.append((programs.base(values[0]), *values[1:]))
@@ -1103,6 +1105,7 @@ class _Judge:
                        self.where, Analysis(line=""))
         trial.cwds, trial.cwd_known = self.cwds, self.cwd_known
         trial._path_found, trial._real_folders = self._path_found, self._real_folders  # (no rule changes PATH)
+        trial._git_reads = self._git_reads  # (nor git's settings)
         return trial.covered(words, sandbox=False) is not None
 
     @staticmethod
@@ -1212,10 +1215,9 @@ class _Judge:
         the same, and may run a helper or include a file it names)."""
         if not reading.values or not words or programs.base(words[0].value or "") != "git":
             return reading, None
-        home = self.where.home
-        if self.read_denies and git_unnamed_reads.settings_unread(reading.values, home, self.cwds):
+        if self.read_denies and self._git_reads.settings_unread(reading.values, self.cwds):
             return reading, provenance_of(self.read_denies[0])
-        more = [v for v in git_unnamed_reads.helper_files(reading.values, home, self.cwds) if v not in reading.values]
+        more = [v for v in self._git_reads.helper_files(reading.values, self.cwds) if v not in reading.values]
         return (replace(reading, values=(*reading.values, *more)) if more else reading), None
 
     def _unnamed_denied(self, words: tuple[Word, ...], reading: Reading, *, shallow: bool) -> Provenance | None:
