@@ -256,7 +256,7 @@ def test_each_settings_file_is_looked_at_once_a_verdict(setup: Setup, repository
 
     def counted(path: str, *rest: object) -> object:
         looked[path] += 1
-        return parse_file.__wrapped__(path, *rest)  # type: ignore[arg-type]
+        return parse_file.__wrapped__(path, *rest)
 
     monkeypatch.setattr(git_config, "_parsed", counted)
     rules = GIT + rule_text("~/.secrets/**", effect="deny", tool="read")
