@@ -62,6 +62,10 @@ class Runtime:
     left_at_quit: LeftAtQuitStore | None = None
     #: Each sandboxed command's check, kept as owed until made (``store.owed_checks``).
     owed_checks: OwedChecksStore | None = None
+    #: The connected app this engine serves alone (the gateway's own engine, when the app cannot
+    #: be reached): named on the rows of what its MCP servers left. '' for the app and the CLI,
+    #: whose servers serve every caller.
+    client: str = ""
 
     @classmethod
     def create(
@@ -72,6 +76,7 @@ class Runtime:
         with_builtins: bool = True,
         with_plugins: bool = True,
         extra_tools: list[Tool] | None = None,
+        client: str = "",
     ) -> Runtime:
         settings = settings_store or SettingsStore.in_dir(paths.config_dir())
         registry = ToolRegistry()
@@ -104,6 +109,7 @@ class Runtime:
             reverter=reverter,
             left_at_quit=LeftAtQuitStore((data_dir or paths.data_dir()) / LEFT_AT_QUIT_FILE),
             owed_checks=owed_checks,
+            client=client,
         )
         if with_builtins:
             # Listed everywhere (CLI and app see the same catalog); it starts sub-agents only
@@ -166,7 +172,7 @@ class Runtime:
             )
             # What a server's end put aside as it stopped (in Settings, or on its own) is in the
             # audit log from then on, not only as Echo Desk quits.
-            self.mcp.record_left = functools.partial(record_server_left, self.audit)
+            self.mcp.record_left = functools.partial(record_server_left, self.audit, client=self.client)
         return self.mcp
 
     async def close_mcp(self, *, shown_here: bool = False) -> list[Untold]:
@@ -178,7 +184,7 @@ class Runtime:
         manager, self.mcp = self.mcp, None
         await manager.aclose()
         untold = manager.left_untold()
-        keep_untold(self.left_at_quit, untold, shown_here=shown_here, audit=self.audit)
+        keep_untold(self.left_at_quit, untold, shown_here=shown_here, audit=self.audit, client=self.client)
         return untold
 
     def make_owed_checks(self, conversations: ConversationStore | None = None,
@@ -206,16 +212,17 @@ class Runtime:
 
 
 def keep_untold(store: LeftAtQuitStore | None, untold: Iterable[Untold], *, shown_here: bool = False,
-                audit: AuditLog | None = None) -> None:
+                audit: AuditLog | None = None, client: str = "") -> None:
     """Record each server's ``Untold`` in ``store``, for the person, and in ``audit``, where no call's
-    row says it (a store that fails is logged: quitting goes on)."""
+    row says it, naming ``client`` (``Runtime.client``) when one app's engine ran the servers (a
+    store that fails is logged: quitting goes on)."""
     for left in untold:
         log.warning("MCP server %s left files that were put aside as it closed: %s", left.server,
                     ", ".join(p.shown for p in left.planted))
         unrecorded = tuple(p for p in left.planted if p not in left.recorded)  # (recorded as it stopped)
         if audit is not None and unrecorded:
             try:
-                record_server_left(audit, replace(left, planted=unrecorded))
+                record_server_left(audit, replace(left, planted=unrecorded), client=client)
             except Exception:  # a bug in building one record must not stop the quit
                 log.exception("what MCP server %s left could not be recorded in the audit log", left.server)
         if store is None:
@@ -242,6 +249,8 @@ def _builtin_tools(settings: SettingsStore, owed: OwedChecksStore) -> list[Tool]
     return [*builtin_tools(lambda: settings.current, owed), *database_tools(settings)]
 
 
-def record_server_left(audit: AuditLog, left: Untold) -> None:
-    """The audit row of what ``left.server`` left in its folder that no call's row says."""
-    audit.append(server_left(left.server, str(ToolSource.mcp(left.server)), left.folder, left.planted, time.time()))
+def record_server_left(audit: AuditLog, left: Untold, client: str = "") -> None:
+    """The audit row of what ``left.server`` left in its folder that no call's row says (``client``:
+    the connected app whose engine ran it, ``Runtime.client``)."""
+    audit.append(server_left(left.server, str(ToolSource.mcp(left.server)), left.folder, left.planted, time.time(),
+                             client=client))

@@ -321,13 +321,16 @@ def tools_listed_without(client: str, at: float, servers: list[str]) -> AuditRec
                        error="", duration_ms=0.0, client=client, event=Event.TOOLS_LISTED_WITHOUT)
 
 
-def server_left(server: str, source: str, folder: str, planted: Sequence[Planted], at: float) -> AuditRecord:
+def server_left(server: str, source: str, folder: str, planted: Sequence[Planted], at: float,
+                client: str = "") -> AuditRecord:
     """The record that the sandboxed server ``server`` (``source``: its tools' source) had left in
     ``folder`` what was put aside when it stopped (in Settings, on its own, or as Echo Desk
-    quit), which no call's record says."""
+    quit), which no call's record says. ``client``: the connected app whose gateway engine ran
+    the server (``Runtime.client``); '' for the app's and the CLI's servers, which serve everyone."""
     return AuditRecord(at=at, conversation_id="", scope_chain=(), call_id="", tool=server, source=source,
                        arguments={"folder": folder}, decision="", provenance="", ok=True, error_kind=None, error="",
-                       duration_ms=0.0, event=Event.SERVER_LEFT, planted=tuple(planted), planted_in=folder)
+                       duration_ms=0.0, client=client, event=Event.SERVER_LEFT, planted=tuple(planted),
+                       planted_in=folder)
 
 
 def checked_after_restart(*, conversation_id: str, call_id: str, tool: str, workspace: str, started: float,
