@@ -36,6 +36,7 @@ from echo_desk.tools.host import ToolHost
 if TYPE_CHECKING:
     from echo_desk.agent.owed_checks import UpdatedCard
     from echo_desk.mcp.manager import McpManager
+    from echo_desk.mcp.owed_server_checks import OwedServerChecks
     from echo_desk.mcp.untold import Untold
     from echo_desk.store.conversations import ConversationStore
 
@@ -168,7 +169,8 @@ class Runtime:
 
         if self.mcp is None:
             self.mcp = await attach_mcp(
-                self.registry, self.settings, host, wait=wait, own_thread=own_thread, **options
+                self.registry, self.settings, host, wait=wait, own_thread=own_thread, owed=self.owed_server_checks(),
+                **options
             )
             # What a server's end put aside as it stopped (in Settings, or on its own) is in the
             # audit log from then on, not only as Echo Desk quits.
@@ -189,14 +191,32 @@ class Runtime:
 
     def make_owed_checks(self, conversations: ConversationStore | None = None,
                          updated: list[UpdatedCard] | None = None) -> int:
-        """Make the checks of sandboxed commands that an earlier process owed (killed, or quit
-        before a late check ended): recorded, and their saved messages brought up to date (each
-        added to ``updated``); the person is told from ``owed_checks.untold()``. How many were made."""
-        from echo_desk.agent.owed_checks import make_owed_checks
+        """Make the checks of sandboxed commands and servers that an earlier process owed (killed,
+        or quit before a late check ended): recorded, and their saved messages brought up to date
+        (in ``conversations``, else in the app's store of the data folder; each added to
+        ``updated``); the person is told from ``owed_checks.untold()``. How many were made."""
+        from echo_desk.agent.owed_checks import conversations_beside, make_owed_checks
 
         if self.owed_checks is None:
             return 0
-        return make_owed_checks(self.owed_checks, self.audit, conversations, updated)
+        return make_owed_checks(self.owed_checks, self.audit, conversations, updated,
+                                conversations_at=conversations_beside(self.owed_checks))
+
+    def owed_server_checks(self) -> OwedServerChecks | None:
+        """Where its sandboxed MCP servers' checks are kept as owed (``mcp.owed_server_checks``)."""
+        from echo_desk.mcp.owed_server_checks import OwedServerChecks
+
+        return None if self.owed_checks is None else OwedServerChecks(self.owed_checks, self.make_owed_checks_first)
+
+    def make_owed_checks_first(self) -> None:
+        """Before a sandboxed MCP server takes its snapshot of a folder (blocking: off the loop):
+        the owed checks, so that what they put aside is gone from it first (else the server's own
+        checks would take that for its doing, ``mcp.owed_server_checks``). A failure is logged: it
+        starts all the same."""
+        try:
+            self.make_owed_checks()
+        except Exception:
+            log.exception("the checks owed since an earlier Echo Desk was closed could not be made")
 
     async def aclose(self) -> None:
         await self.close_mcp()
