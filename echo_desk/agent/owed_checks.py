@@ -38,7 +38,7 @@ CHECKED_AFTER_RESTART_KEY = "checked_after_restart"
 #: ... and, when it could not be made, why (a ``sandbox.owed_failure.OwedFailure`` value).
 NOT_CHECKED_KEY = "not_checked_after_restart"
 
-
+#: Held for a whole pass (see the module's docstring): a server's start waits for one under way.
 _one_pass = threading.Lock()
 
 
