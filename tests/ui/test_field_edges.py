@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
@@ -88,7 +89,7 @@ def test_every_kind_of_field_draws_the_edge_and_the_accent_with_the_focus(qtbot,
 
 
 @pytest.mark.parametrize("choice", ["light", "dark"])
-def test_pick_only_combo_boxes_and_lists_draw_the_same_edge(qtbot, choice: str) -> None:
+def test_pick_only_combo_boxes_and_lists_draw_the_same_edge(qtbot: Any, choice: str) -> None:
     """Qt framed them from a shade of the window colour (1.06:1 on the dark base): the edge is
     the fields' one, so a list or a choice reads as a control like the fields beside it."""
     p = theme.apply_theme(choice)
