@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,19 +51,49 @@ class UpdatedCard:
     envelope: dict[str, Any]
 
 
+class CardsToShow:
+    """The saved cards brought up to date by passes nobody waits on to show them (a sandboxed
+    server's start makes the owed checks first, maybe before the app's notice pass): kept until a
+    chat listens (``listen``), then handed to it as they come, from the pass's thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: list[UpdatedCard] = []
+        self._listener: Callable[[UpdatedCard], None] | None = None
+
+    def add(self, cards: Sequence[UpdatedCard]) -> None:
+        with self._lock:
+            listener = self._listener
+            if listener is None:
+                self._kept.extend(cards)
+                return
+        for card in cards:
+            listener(card)
+
+    def listen(self, listener: Callable[[UpdatedCard], None]) -> None:
+        """``listener`` is told of each card: those kept so far at once, then each as it comes
+        (from the thread that made the check: it must hand the card on to its own)."""
+        with self._lock:
+            kept, self._kept = self._kept, []
+            self._listener = listener
+        for card in kept:
+            listener(card)
+
+
 def make_owed_checks(owed: OwedChecksStore, audit: AuditLog, conversations: ConversationStore | None = None,
-                     updated: list[UpdatedCard] | None = None, *, conversations_at: Path | None = None) -> int:
-    """Make every owed check whose process is gone; how many were made (or found impossible).
-    Each saved card brought up to date is added to ``updated`` (a chat open on it shows it).
-    Without ``conversations``, the saved cards are those of the store at ``conversations_at``,
-    opened only when a check is owed. Waits for a pass under way in this process."""
+                     updated: list[UpdatedCard] | None = None, *, conversations_at: Path | None = None,
+                     made: list[OwedCheck] | None = None) -> int:
+    """Make every owed check whose process is gone; how many were made (or found impossible),
+    each added to ``made``. Each saved card brought up to date is added to ``updated`` (a chat
+    open on it shows it). Without ``conversations``, the saved cards are those of the store at
+    ``conversations_at``, opened only when a check is owed. Waits for a pass under way in this process."""
     with _one_pass:
         checks = owed.owed()
         if not checks:
             return 0
         opened = ConversationStore(conversations_at) if conversations is None and conversations_at else None
         try:
-            return _make(owed, audit, checks, conversations or opened, updated)
+            return _make(owed, audit, checks, conversations or opened, updated, made)
         finally:
             if opened is not None:
                 opened.close()
@@ -75,19 +105,22 @@ def conversations_beside(owed: OwedChecksStore) -> Path:
 
 
 def _make(owed: OwedChecksStore, audit: AuditLog, checks: list[OwedCheck], conversations: ConversationStore | None,
-          updated: list[UpdatedCard] | None) -> int:
+          updated: list[UpdatedCard] | None, made_here: list[OwedCheck] | None) -> int:
     made = 0
     for check in checks:
         if not owed.claim(check):
             continue  # another process (the app, the CLI) started at once and makes it
         made += 1
+        if made_here is not None:
+            made_here.append(check)
         planted, error = _check(check)
         owed.checked(check.id, [p.to_json() for p in planted], error)
         try:
             audit.append(checked_after_restart(conversation_id=check.conversation_id, call_id=check.call_id,
                                                tool=check.tool, workspace=check.workspace, started=check.at,
                                                planted=planted, error=error, at=time.time(), server=check.server,
-                                               source=str(ToolSource.mcp(check.server)) if check.server else "builtin"))
+                                               source=str(ToolSource.mcp(check.server)) if check.server else "builtin",
+                                               client=check.client))
         except Exception:  # the notice still tells it
             log.exception("the check owed for %s could not be recorded in the audit log", _of(check))
         if conversations is not None and check.conversation_id:

@@ -53,11 +53,13 @@ CREATE TABLE IF NOT EXISTS owed_checks (
     checked_at REAL,
     planted TEXT NOT NULL DEFAULT '[]',
     error TEXT NOT NULL DEFAULT '',
-    server TEXT NOT NULL DEFAULT ''
+    server TEXT NOT NULL DEFAULT '',
+    client TEXT NOT NULL DEFAULT ''
 );
 """
-#: Rows kept before servers were (s328): a command's each, ``server`` ''.
-_ADD_SERVER = "ALTER TABLE owed_checks ADD COLUMN server TEXT NOT NULL DEFAULT ''"
+#: Columns added since the first rows were kept, each '' in an older row: ``server`` (a command's
+#: row has none), ``client`` (a row kept before the gateway's engine named its app).
+_ADDED_COLUMNS = ("server", "client")
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,9 @@ class OwedCheck:
     #: The sandboxed MCP server's name when the check is a server's ('' : a command's); then
     #: ``workspace`` is the folder it worked in, and ``conversation_id``/``call_id`` are ''.
     server: str = ""
+    #: The connected app whose gateway engine started the server ('' : the app's or the CLI's,
+    #: which serve every caller), named by the check's record as a server_left row names it.
+    client: str = ""
 
 
 @dataclass(frozen=True)
@@ -127,7 +132,7 @@ class OwedChecksStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        #: The ``server`` column is there (added to a file kept before it, once per store).
+        #: The columns added since are there (added to a file kept before them, once per store).
         self._current = False
 
     @contextlib.contextmanager
@@ -136,20 +141,20 @@ class OwedChecksStore:
         # pages of a removed row are overwritten, not left in the file.
         with one_use_private(self.path, _SCHEMA, "PRAGMA synchronous=FULL", "PRAGMA secure_delete=ON") as conn:
             if not self._current:
-                _add_server_column(conn)
+                _add_columns(conn)
                 self._current = True
             yield conn
 
     def owe(self, *, conversation_id: str, call_id: str, tool: str, workspace: str, snapshot: bytes,
-            server: str = "") -> int:
-        """Keep one command's check (``server``: a sandboxed MCP server's) as owed, before it
-        starts; its row's id."""
+            server: str = "", client: str = "") -> int:
+        """Keep one command's check (``server``: a sandboxed MCP server's, started by ``client``'s
+        engine) as owed, before it starts; its row's id."""
         with self._connection() as conn:
             cursor = conn.execute(
-                "INSERT INTO owed_checks (at, owner, conversation_id, call_id, tool, workspace, snapshot, server)"
-                " VALUES (?,?,?,?,?,?,?,?)", (time.time(), this_process(), storable(conversation_id),
-                                              storable(call_id), storable(tool), storable(workspace), snapshot,
-                                              storable(server)))
+                "INSERT INTO owed_checks (at, owner, conversation_id, call_id, tool, workspace, snapshot, server,"
+                " client) VALUES (?,?,?,?,?,?,?,?,?)", (time.time(), this_process(), storable(conversation_id),
+                                                       storable(call_id), storable(tool), storable(workspace),
+                                                       snapshot, storable(server), storable(client)))
         return int(cursor.lastrowid or 0)
 
     def settle(self, check_id: int) -> None:
@@ -163,11 +168,22 @@ class OwedChecksStore:
         if not self.path.exists():
             return []
         with self._connection() as conn:
-            rows = conn.execute("SELECT id, at, owner, conversation_id, call_id, tool, workspace, snapshot, server"
-                                " FROM owed_checks WHERE state IN ('owed', 'checking') ORDER BY id").fetchall()
-        return [OwedCheck(id, at, conversation, call, tool, workspace, bytes(snapshot or b""), owner, server)
-                for id, at, owner, conversation, call, tool, workspace, snapshot, server in rows
+            rows = conn.execute("SELECT id, at, owner, conversation_id, call_id, tool, workspace, snapshot, server,"
+                                " client FROM owed_checks WHERE state IN ('owed', 'checking') ORDER BY id").fetchall()
+        return [OwedCheck(id, at, conversation, call, tool, workspace, bytes(snapshot or b""), owner, server, client)
+                for id, at, owner, conversation, call, tool, workspace, snapshot, server, client in rows
                 if not _still_running(owner)]
+
+    def being_made_elsewhere(self) -> int:
+        """How many checks another process still running (a CLI or a gateway started with this one)
+        has claimed and not yet made: a snapshot taken meanwhile could hold what they put aside.
+        One whose process is gone is not counted: ``owed`` lists it again, to be taken over."""
+        if not self.path.exists():
+            return 0
+        here = this_process()
+        with self._connection() as conn:
+            owners = [owner for (owner,) in conn.execute("SELECT owner FROM owed_checks WHERE state = 'checking'")]
+        return sum(1 for owner in owners if owner != here and _still_running(owner))
 
     def claim(self, check: OwedCheck) -> bool:
         """This process makes ``check`` (``owed``'s): ``False`` when another one claimed it first.
@@ -209,12 +225,14 @@ class OwedChecksStore:
 
 
 
-def _add_server_column(conn: sqlite3.Connection) -> None:
-    """A file kept before servers' checks were gets their column (another process may add it first)."""
-    if any(row[1] == "server" for row in conn.execute("PRAGMA table_info(owed_checks)")):
-        return
-    try:
-        conn.execute(_ADD_SERVER)
-    except sqlite3.OperationalError as exc:
-        if "duplicate column" not in str(exc):
-            raise
+def _add_columns(conn: sqlite3.Connection) -> None:
+    """A file kept before a column was added gets it (another process may add it first)."""
+    present = {row[1] for row in conn.execute("PRAGMA table_info(owed_checks)")}
+    for column in _ADDED_COLUMNS:
+        if column in present:
+            continue
+        try:
+            conn.execute(f"ALTER TABLE owed_checks ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
+        except sqlite3.OperationalError as exc:
+            if "duplicate column" not in str(exc):
+                raise
