@@ -146,3 +146,24 @@ def test_the_line_counts_commands_and_servers_apart_in_both_languages(tmp_path: 
     assert "1 条沙箱命令和 1 个沙箱 MCP 服务器" in lines["zh_CN"] and "需要你留意" in lines["zh_CN"]
     assert "2 个沙箱 MCP 服务器" in lines["zh_CN servers"] and "没有发现" in lines["zh_CN servers"]
     assert "命令" not in lines["zh_CN servers"] and CJK.search(lines["zh_CN servers"])
+
+
+def test_what_an_earlier_start_found_is_not_counted_again(tmp_path: Path) -> None:
+    """A check made by an earlier start and not yet told (the app not opened since) is the notice's
+    to say: this start's line says what its own checks found (nothing here)."""
+    folder, home = tmp_path / "folder", tmp_path / "home"
+    folder.mkdir()
+    home.mkdir()
+    store = OwedChecksStore(tmp_path / "data" / OWED_CHECKS_FILE)
+    earlier = store.owe(conversation_id="c", call_id="call-0", tool="run_command", workspace=str(folder),
+                        snapshot=b"")
+    store.checked(earlier, [{"path": ".envrc", "change": "created"}])  # found, not told yet
+    store.owe(conversation_id="", call_id="", tool="probe", server="probe", workspace=str(folder),
+              snapshot=snapshot_of(folder, home, tmp_path / "data" / "put-aside"))
+    owed_by_a_gone_process(store)
+    runtime = Runtime.create(data_dir=tmp_path / "data", with_builtins=False, with_plugins=False)
+    try:
+        assert owed_checks.make_owed_checks(runtime) == owed_checks.Made(servers=1)
+    finally:
+        runtime.close()
+    assert len(store.untold()) == 2
