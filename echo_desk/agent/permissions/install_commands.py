@@ -7,7 +7,8 @@ gives it: the build folder as written, the variables it sets for the record (mak
 - ``ninja [-C B] install`` and ``make [-C B] install`` (or another install target: cmake's
   ``install/strip``, automake's ``install-data``…), with no ``-f`` naming another build file;
 - ``cmake --install B``, ``cmake --build B --target install`` and ``cmake --build B -- install``
-  (the words after ``--`` go to make or ninja, ``DESTDIR=…`` among them).
+  (the words after ``--`` go to make or ninja, ``DESTDIR=…`` among them); ``cmake --install B
+  --component C`` with a ``/`` in C is only known when it runs (its manifest is written there).
 """
 
 from __future__ import annotations
@@ -146,6 +147,11 @@ def _cmake_step(words: list[str]) -> Step | None:
         return None
     build, rest = words[1], words[2:]
     if words[0] == "--install":
+        component = _value_of(rest, "--component")
+        if component is not None and "/" in component:
+            # (cmake 3.25 writes the manifest as install_manifest_<C>.txt in the build folder, so
+            # a `/` leads it elsewhere: `--component /../../../../evil` wrote ~/evil.txt, s330)
+            return Step(None, {}, None)
         # (below a prefix it names: judged by cmake_modes; the absolute destinations still count)
         prefix = _value_of(rest, "--prefix")
         return Step(build, {} if prefix is None else {PREFIX_NAMED: prefix}, None)
