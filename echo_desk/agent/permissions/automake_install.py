@@ -15,8 +15,11 @@ variable, a directive), a program variable of another value (a ``transform`` who
 does more than ``s``: ``s,x,x,w ~/TW`` wrote ~/TW), ``MAKE`` or ``DESTDIR`` set in the Makefile
 make the record unread, and the line asks.
 
-Not read: automake's own helper variables (``am__…``), which Makefile.am may set too, and the
-dependency files its Makefile includes (``./$(DEPDIR)/*.Po``, in the build folder).
+automake's own helper variables (``am__base_list``…) are read for where they stand: Makefile.am's
+come after the variables configure substitutes (``am__base_list = cat; touch ~/AMB`` ran).
+
+Not read: the dependency files an automake Makefile includes (``./$(DEPDIR)/*.Po``, in the build
+folder), and what an automake helper set before configure's variables says (automake's own).
 """
 
 from __future__ import annotations
@@ -75,6 +78,14 @@ _NOT_SET = frozenset({"MAKE", "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", "MAKEOVERRI
                       "DESTDIR"})
 #: An assignment, also to make's special variables (``.SHELLFLAGS``, ``.RECIPEPREFIX``).
 _SPECIAL_ASSIGNMENT = re.compile(r"(?:override\s+|export\s+)?\.[A-Z_]+\s*[:+?!]*=")
+#: automake's own helper variables, which its install recipes run (``$(am__base_list)``…), and
+#: the first variable configure substitutes: automake writes its own helpers before it, and
+#: Makefile.am's after the substituted ones (``am__base_list = cat; touch ~/AMB`` ran there).
+_HELPER = re.compile(r"(am__\w+|install_sh_\w+|RECURSIVE_TARGETS)\s*=")
+_SUBSTITUTED_FIRST = "ACLOCAL ="
+#: The helpers configure substitutes itself (automake's AM_INIT_AUTOMAKE, AM_DEP_TRACK).
+_SUBSTITUTED_HELPERS = frozenset({"am__include", "am__leading_dot", "am__quote", "am__tar", "am__untar", "am__isrc",
+                                  "am__nodep"})
 
 
 def only_automake_install(text: str, variables: Mapping[str, str]) -> bool:
@@ -87,10 +98,31 @@ def only_automake_install(text: str, variables: Mapping[str, str]) -> bool:
     end = next((k for k, line in enumerate(lines) if line.startswith(_OWN_RULES_END)), None)
     if end is None or any(_SPECIAL_ASSIGNMENT.match(line) for line in lines[:end]):
         return False
+    if not _own_helpers(lines[:end], variables):
+        return False
     footer = next((k for k in range(end + 1, len(lines)) if lines[k] == _FOOTER[0]), None)
     if footer is None or [line for line in lines[footer:] if line.strip()] != list(_FOOTER):
         return False
     return all(_harmless(line) for line in lines[end + 1:footer])
+
+
+def _own_helpers(lines: list[str], variables: Mapping[str, str]) -> bool:
+    """Whether automake's helper variables are its own: set before the substituted variables,
+    and not by make's line (its value there differs from the Makefile's)."""
+    substituted = next((k for k, line in enumerate(lines) if line.startswith(_SUBSTITUTED_FIRST)), None)
+    if substituted is None:
+        return False
+    seen: dict[str, str] = {}
+    for k, line in enumerate(lines):
+        helper = _HELPER.match(line)
+        if helper is None:
+            continue
+        name = helper.group(1)
+        if k > substituted and name not in _SUBSTITUTED_HELPERS:
+            return False
+        seen[name] = line[helper.end():].strip()
+    return all(variables[name].strip() == value for name, value in seen.items() if name in variables) and \
+        not any(_HELPER.match(f"{name}=") and name not in seen for name in variables)
 
 
 def _harmless(line: str) -> bool:

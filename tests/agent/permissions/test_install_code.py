@@ -3,9 +3,10 @@ copies Makefile.am's rules into the Makefile as they are, configure writes a Mak
 project's own, and cmake_install.cmake holds install(CODE) next to the generator's commands.
 Each hostile case below was proven with strace under bash and dash (automake 1.16.5, autoconf
 2.71, make 4.3, cmake 3.25): the hook ran ``touch ~/HOOKED``, ``INSTALL = touch ~/INST;`` ran
-instead of install, ``transform = s,x,x,w ~/TW`` made sed write ~/TW, a ``DESTDIR`` of the
-Makefile put the data below ~/.config/autostart, the project's Makefile.in ran ``touch ~/HAND``,
-cmake deleted ~/.bashrc and wrote ~/evil.txt. The generator's own forms stay allowed.
+instead of install, ``transform = s,x,x,w ~/TW`` made sed write ~/TW, ``am__base_list = cat;
+touch ~/AMB`` ran, a ``DESTDIR`` of the Makefile put the data below ~/.config/autostart, the
+project's Makefile.in ran ``touch ~/HAND``, cmake deleted ~/.bashrc and wrote ~/evil.txt. The
+generator's own forms stay allowed.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ OWN_VARIABLES = {
     "transform": "transform = s,x,x,w $(HOME)/TW\n",
     "program-transform-name": "program_transform_name = s,x,x,;w /home/me/TW\n",
     "python": "PYTHON = touch x;\n",
+    "automake-s-helper": "am__base_list = cat; touch $(HOME)/AMB\n",
+    "automake-s-helper-appended": "am__install_max += ; touch x\n",
 }
 LINES = ["make -C b install", "cd b && make install-data", "make -C b install-strip"]
 
@@ -184,4 +187,6 @@ def test_make_s_line_setting_a_program_variable_is_read(setup: Setup) -> None:
     build = setup.workspace / "b"
     autotools_record(build, f"{setup.home}/stage")
     assert install_records.recorded(build, {"INSTALL": "/tmp/x"}) is None
+    assert install_records.recorded(build, {"am__install_max": "1; touch x"}) is None
+    assert install_records.recorded(build, {"am__cd": "touch x;"}) is None
     assert install_records.recorded(build, {"prefix": f"{setup.home}/stage/p"}) is not None
