@@ -42,7 +42,8 @@ other install rules, which automake copies from Makefile.am into the Makefile, a
 its recipes run set to others there (``automake_install``, s330); a Makefile configure wrote from
 a Makefile.in of the project's own, or cmake's install code setting a variable the generator's
 commands take a path from, asks too (s330). A Makefile not written by automake or cmake is
-such code: its install target asks.
+such code: its install target asks. An ``uninstall`` target deletes below the same folders and
+is judged as the install step (s330).
 """
 
 from __future__ import annotations

@@ -17,7 +17,14 @@ from echo_desk.agent.permissions import Effect, install_records
 
 from .conftest import Setup
 from .engine_verdicts import effect_under
-from .test_install_records import AUTOMAKE_HEAD, BUILDS, _cmake_generated, autotools_record
+from .test_install_records import (
+    AUTOMAKE_HEAD,
+    BUILDS,
+    _cmake_generated,
+    autotools_record,
+    cmake_record,
+    meson_record,
+)
 
 #: The project's own rules, where automake copies them (after its own ``.PRECIOUS: Makefile``).
 OWN_RULES = {
@@ -190,3 +197,25 @@ def test_make_s_line_setting_a_program_variable_is_read(setup: Setup) -> None:
     assert install_records.recorded(build, {"am__install_max": "1; touch x"}) is None
     assert install_records.recorded(build, {"am__cd": "touch x;"}) is None
     assert install_records.recorded(build, {"prefix": f"{setup.home}/stage/p"}) is not None
+
+
+@pytest.mark.parametrize("line", ["make -C b uninstall", "cd b && make uninstall-am"])
+def test_uninstall_deletes_below_the_recorded_folders(setup: Setup, line: str) -> None:
+    """``make uninstall`` on a folder configured for ~/.local deleted the person's own
+    ~/.local/share/d.txt (automake 1.16.5, make 4.3, bash and dash): it is judged as the install
+    step, below the recorded folders, and its hooks ask as the install's do."""
+    autotools_record(setup.workspace / "b", f"{setup.home}/.local")
+    assert effect_under(setup, BUILDS, line) is not Effect.ALLOW
+    autotools_record(setup.workspace / "c", f"{setup.home}/stage")
+    assert effect_under(setup, BUILDS, line.replace(" b", " c")) is Effect.ALLOW
+    autotools_record(setup.workspace / "d", f"{setup.home}/stage", own=OWN_RULES["uninstall-local"])
+    assert effect_under(setup, BUILDS, line.replace(" b", " d")) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["ninja -C b uninstall", "make -C b uninstall", "cmake --build b --target uninstall"])
+def test_uninstall_in_a_cmake_or_meson_folder_is_judged_as_its_install(setup: Setup, line: str) -> None:
+    if line.startswith("ninja"):
+        meson_record(setup.workspace / "b", f"{setup.home}/.local")
+    else:
+        cmake_record(setup.workspace / "b", f"{setup.home}/.local")
+    assert effect_under(setup, BUILDS, line) is not Effect.ALLOW
