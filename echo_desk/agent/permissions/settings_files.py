@@ -27,7 +27,7 @@ from echo_desk.agent.permissions import (
     gdb_init,
     gem_config,
     git_config,
-    git_configured_writes,
+    git_configured_places,
     git_folder_writes,
     git_hooks,
     git_index,
@@ -151,7 +151,7 @@ def written_folders(argv: Sequence[str | None], cwds: Sequence[Path], home: Path
     """Folders the command ``argv``, run from any of ``cwds``, creates where its settings say:
     hg's ``[paths]`` (``hg_paths``: ``hg init NAME`` creates the folder the name stands for in
     the settings hg reads outside a repository), for the write rules to judge as those of
-    ``Reading.written_below``; git's (``git_configured_writes``: a push to a remote whose URL is
+    ``Reading.written_below``; git's (``git_configured_places``: a push to a remote whose URL is
     a path, ``format.outputDirectory``); wherever the words npm, pnpm or yarn passes to its script may
     name, from each folder the script may run in (``script_words.written``); what a command
     making a project writes in the folder it runs in (``script_words.written_here``); and the
@@ -160,7 +160,7 @@ def written_folders(argv: Sequence[str | None], cwds: Sequence[Path], home: Path
         return []
     program = programs.name_of(argv[0]) or ""
     if program != "hg":
-        configured = git_configured_writes.written(argv, cwds, home) if program == "git" else []
+        configured = git_configured_places.written(argv, cwds, home) if program == "git" else []
         return configured + _script_writes(program, argv, cwds, home) + install_records.written(argv, cwds)
     files = hg_config.settings_files(home, (), (), hg_config.system_folders(argv[0], cwds))
     return hg_paths.folders_named(argv, files, home)

@@ -96,7 +96,7 @@ def test_a_local_repository_at_the_other_end_counts(setup: Setup, repository: Pa
     "git push git@example.com:x.git main", "git push https://example.com/x.git main",
     # (not ``git push ../remote.git main``: a repository named by its path is written by the push,
     # and judged by the write rules since s301, ``test_git_file_writes``; nor ``git push origin
-    # main`` with origin's URL that path, since s325, ``test_git_configured_writes``)
+    # main`` with origin's URL that path, since s325, ``test_git_configured_places``)
 ])
 def test_a_remote_the_agent_may_not_write_leaves_the_rule_in_force(setup: Setup, repository: Path,
                                                                    line: str) -> None:

@@ -1,10 +1,12 @@
-"""s325: the places git writes because its settings say so are judged by the write rules. Under
+"""s325: the places git writes and reads because its settings say so are judged by the rules. Under
 ``git **`` with the agent's writes kept to ``out/``, git 2.39 (bash and dash, strace) wrote
 outside them from lines that name no place: ``git push origin main`` created
 ``../remote.git/refs/heads/main`` with ``remote.origin.url = ../remote.git`` (and with a network
 ``url`` beside ``pushurl = ../other.git``, or a ``pushInsteadOf`` rewriting it), and ``git
 format-patch -1`` created ``../pwned/0001-init.patch`` with ``format.outputDirectory = ../pwned``.
-The hostile corpus holds the push of its world, whose origin is ``../remote.git``."""
+With ``remote.sec.url = ../secret.git``, ``git fetch sec && git show FETCH_HEAD:key.txt`` printed
+that repository's file, which a read deny keeps from the agent. The hostile corpus holds the
+push of its world, whose origin is ``../remote.git``."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from echo_desk.agent.permissions import Effect
-from echo_desk.agent.permissions.git_configured_writes import written
+from echo_desk.agent.permissions.git_configured_places import read, written
 from tests.agent.permissions.git_setup import git_in
 
 from .conftest import Setup
@@ -127,3 +129,44 @@ def test_settings_not_read_make_the_place_not_known(setup: Setup, repository: Pa
     with (repository / ".git" / "config").open("ab") as config:
         config.write(b"[remote \"origin\"]\n\turl = ../\xff.git\n")
     assert written(("git", "push"), [repository], setup.home) == [None]
+
+
+@pytest.fixture
+def secret_remote(setup: Setup, repository: Path, tmp_path: Path) -> str:
+    """A repository outside the workspace the person keeps from the agent, configured as the
+    remote ``sec``; the rules to judge it by."""
+    secret = tmp_path / "secret.git"
+    git_in(tmp_path, "init", "-q", "--bare", str(secret))
+    git_in(repository, "remote", "add", "sec", str(secret))
+    rules: str = GIT_AND_OUT + rule_text(f"/{secret}/**", effect="deny", tool="read")
+    return rules
+
+
+@pytest.mark.parametrize("line", [
+    "git fetch sec",  # (git-upload-pack read it, and git show FETCH_HEAD:key.txt printed its file)
+    "git pull sec main",
+    "git ls-remote sec",
+    "git fetch",  # (no remote named: every configured one may be it)
+    "git --no-pager fetch sec main",
+])
+def test_a_fetch_from_a_remote_whose_url_is_a_denied_path_is_judged_as_reading_it(
+        setup: Setup, repository: Path, secret_remote: str, line: str) -> None:
+    assert effect_under(setup, secret_remote, line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["git fetch origin", "git log", "git status", "git fetch https://example.invalid/x"])
+def test_a_fetch_reaching_no_denied_repository_stays_allowed(setup: Setup, repository: Path, secret_remote: str,
+                                                             line: str) -> None:
+    git_in(repository, "remote", "add", "origin", "https://example.invalid/r.git")
+    assert effect_under(setup, secret_remote, line) is Effect.ALLOW
+
+
+def test_what_the_settings_make_a_command_read(setup: Setup, repository: Path) -> None:
+    _config(setup, ("remote.sec.url", "../secret.git"), ("branch.main.remote", "."))
+    here, above = [repository], repository.parent
+    found = [str(above / "secret.git"), str(above / "secret.git.git")]
+    assert read(("git", "fetch", "sec"), here, setup.home) == found
+    assert read(("git", "fetch"), here, setup.home) == found  # (not the repository itself, `.`)
+    assert read(("git", "fetch", "../x.git"), here, setup.home) == []  # (the word is judged as it is)
+    assert read(("git", "fetch", None), here, setup.home) is None
+    assert read(("git", "status"), here, setup.home) == []
