@@ -35,6 +35,7 @@ from echo_desk.agent.permissions import (
     git_repositories,
     hg_commands,
     hg_config,
+    hg_hooks,
     hg_paths,
     install_records,
     javascript_lookups,
@@ -973,7 +974,31 @@ def _hg_named(starts: Sequence[Path], roots: Sequence[Path], home: Path | None,
     files = hg_config.settings_files(home, roots, sources, systems)
     if word is None or (word and hg_config.redefined(files, home, word)):
         found.append(ANY_FILE)
+    found += _hg_hooks(files, roots or starts, home)
     return found + [_place(item) for item in hg_config.named(files, [*starts, *roots], home)]
+
+
+def _hg_hooks(files: Sequence[Path], folders: Sequence[Path], home: Path | None) -> list[Place]:
+    """What the hooks of hg's settings ``files`` run from, run in any of ``folders`` (the
+    repositories' top folders, else where hg runs: ``hg_hooks``): each shell hook's command as
+    one of the line's (its settings and code there, every word a file there), the modules python
+    hooks import from the user's site-packages, any file below when a hook is not read (the
+    settings not read at all: ``hg_config.named`` says so)."""
+    read = hg_hooks.hooks(files, home)
+    if read is None:
+        return []
+    found = [Place(f, ("hook",), below=True, suffixes=("",)) for f in folders] if read.unread else []
+    for argv in read.commands:
+        words = tuple(dict.fromkeys(w for w in argv if w and not w.startswith("-") and "/" not in w))
+        found += [Place(f, words) for f in folders] if words else []
+        if programs.name_of(argv[0] or "") != "hg":  # (hg reads these same settings again)
+            found += places(argv, folders, home)
+    if home is not None and read.modules:
+        folder, _ = table.USER_SITE
+        names = tuple(f"{prefix}{m}{suffix}" for m in read.modules for prefix in ("", "hgext_")
+                      for suffix in (".py", "/__init__.py"))
+        found.append(Place(home / folder, names, below=True))
+    return found
 
 
 #: What a share reads from the repository folder its ``.hg/sharedpath`` names: its settings
