@@ -29,15 +29,8 @@ def make_owed_checks(runtime: Runtime) -> tuple[int, int]:
         return 0, 0
     try:
         if not store.owed():
-            return 0, 0  # the usual start: the conversations are not opened for nothing
-        from echo_desk.store.conversations import ConversationStore
-        from echo_desk.ui.app.conversations import CONVERSATIONS_FILE
-
-        conversations = ConversationStore(store.path.parent / CONVERSATIONS_FILE)
-        try:
-            made = runtime.make_owed_checks(conversations)
-        finally:
-            conversations.close()
+            return 0, 0  # the usual start: nothing more is opened for nothing
+        made = runtime.make_owed_checks()  # (the app's saved conversations, opened for it)
         return made, sum(1 for r in store.untold() if r.planted or r.error)
     except Exception:  # never the command's failure: the app's next start makes them
         log.exception("the checks owed since an earlier Echo Desk was closed could not be made")

@@ -30,6 +30,10 @@ from echo_desk.store.message_tree import MessageTree, TreeNode
 from echo_desk.store.private import connect_private
 from echo_desk.store.redact import redact, redact_text
 
+#: The app's conversations in the data folder (``ui.app.conversations``; the owed checks of a
+#: start bring a call's saved card up to date there, from whichever process makes them).
+CONVERSATIONS_FILE = "conversations.sqlite3"
+
 
 def _v1(conn: sqlite3.Connection) -> None:
     conn.executescript(

@@ -1,10 +1,13 @@
-"""Checks of sandboxed commands that Echo Desk owes: written before each command starts, removed
-once its check was made, so that one a kill or a quit cut short is made at the next start.
+"""Checks of sandboxed commands and MCP servers that Echo Desk owes: written before each command
+or server starts, removed once its check was made, so that one a kill or a quit cut short is made
+at the next start.
 
 A check is owed from just before a sandboxed command starts until what it left has been compared
-with the snapshot taken before it (``sandbox.owed``). Echo Desk killed meanwhile (SIGKILL, a
-power cut), or quitting while a late check still waits for its sandbox, leaves the row ``owed``:
-the next start claims the row (``claim``: the app and the CLI may both start), makes the check
+with the snapshot taken before it (``sandbox.owed``); a sandboxed MCP server working in a folder
+the person chose owes one from its start until the check after its end (``server``: its name).
+Echo Desk killed meanwhile (SIGKILL, a power cut), or quitting while a late check still waits for
+its sandbox, leaves the row ``owed``: the next start (the app, the CLI, the gateway's own engine)
+claims the row (``claim``: they may start at once), makes the check
 from the kept snapshot, keeps what it found here (``checked``)
 and tells the person; once told, the row goes (the audit log keeps what was found). The row names the process that owed it
 (its id and start time), so that a start never makes the check of a command still running in
@@ -23,7 +26,7 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,9 +52,12 @@ CREATE TABLE IF NOT EXISTS owed_checks (
     state TEXT NOT NULL DEFAULT 'owed',
     checked_at REAL,
     planted TEXT NOT NULL DEFAULT '[]',
-    error TEXT NOT NULL DEFAULT ''
+    error TEXT NOT NULL DEFAULT '',
+    server TEXT NOT NULL DEFAULT ''
 );
 """
+#: Rows kept before servers were (s328): a command's each, ``server`` ''.
+_ADD_SERVER = "ALTER TABLE owed_checks ADD COLUMN server TEXT NOT NULL DEFAULT ''"
 
 
 @dataclass(frozen=True)
@@ -68,6 +74,9 @@ class OwedCheck:
     snapshot: bytes
     #: The gone process that owed it (or that was making it), for ``claim``.
     owner: str = ""
+    #: The sandboxed MCP server's name when the check is a server's ('' : a command's); then
+    #: ``workspace`` is the folder it worked in, and ``conversation_id``/``call_id`` are ''.
+    server: str = ""
 
 
 @dataclass(frozen=True)
@@ -84,6 +93,8 @@ class CheckedAfterRestart:
     planted: tuple[Mapping[str, Any], ...]
     #: Why no check could be made ('' when it was made).
     error: str
+    #: The sandboxed MCP server's name when the check was a server's ('' : a command's).
+    server: str = ""
 
 
 def this_process() -> str:
@@ -116,19 +127,29 @@ class OwedChecksStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        #: The ``server`` column is there (added to a file kept before it, once per store).
+        self._current = False
 
-    def _connection(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
         # A snapshot holds copies of workspace files (a ``.git/config`` may name a token): the
         # pages of a removed row are overwritten, not left in the file.
-        return one_use_private(self.path, _SCHEMA, "PRAGMA synchronous=FULL", "PRAGMA secure_delete=ON")
+        with one_use_private(self.path, _SCHEMA, "PRAGMA synchronous=FULL", "PRAGMA secure_delete=ON") as conn:
+            if not self._current:
+                _add_server_column(conn)
+                self._current = True
+            yield conn
 
-    def owe(self, *, conversation_id: str, call_id: str, tool: str, workspace: str, snapshot: bytes) -> int:
-        """Keep one command's check as owed (call before the command starts); its row's id."""
+    def owe(self, *, conversation_id: str, call_id: str, tool: str, workspace: str, snapshot: bytes,
+            server: str = "") -> int:
+        """Keep one command's check (``server``: a sandboxed MCP server's) as owed, before it
+        starts; its row's id."""
         with self._connection() as conn:
             cursor = conn.execute(
-                "INSERT INTO owed_checks (at, owner, conversation_id, call_id, tool, workspace, snapshot)"
-                " VALUES (?,?,?,?,?,?,?)", (time.time(), this_process(), storable(conversation_id),
-                                            storable(call_id), storable(tool), storable(workspace), snapshot))
+                "INSERT INTO owed_checks (at, owner, conversation_id, call_id, tool, workspace, snapshot, server)"
+                " VALUES (?,?,?,?,?,?,?,?)", (time.time(), this_process(), storable(conversation_id),
+                                              storable(call_id), storable(tool), storable(workspace), snapshot,
+                                              storable(server)))
         return int(cursor.lastrowid or 0)
 
     def settle(self, check_id: int) -> None:
@@ -142,10 +163,10 @@ class OwedChecksStore:
         if not self.path.exists():
             return []
         with self._connection() as conn:
-            rows = conn.execute("SELECT id, at, owner, conversation_id, call_id, tool, workspace, snapshot"
+            rows = conn.execute("SELECT id, at, owner, conversation_id, call_id, tool, workspace, snapshot, server"
                                 " FROM owed_checks WHERE state IN ('owed', 'checking') ORDER BY id").fetchall()
-        return [OwedCheck(id, at, conversation, call, tool, workspace, bytes(snapshot or b""), owner)
-                for id, at, owner, conversation, call, tool, workspace, snapshot in rows
+        return [OwedCheck(id, at, conversation, call, tool, workspace, bytes(snapshot or b""), owner, server)
+                for id, at, owner, conversation, call, tool, workspace, snapshot, server in rows
                 if not _still_running(owner)]
 
     def claim(self, check: OwedCheck) -> bool:
@@ -171,13 +192,13 @@ class OwedChecksStore:
         try:
             with self._connection() as conn:
                 rows = conn.execute("SELECT id, at, checked_at, conversation_id, call_id, tool, workspace, planted,"
-                                    " error FROM owed_checks WHERE state = 'checked' ORDER BY id").fetchall()
+                                    " error, server FROM owed_checks WHERE state = 'checked' ORDER BY id").fetchall()
         except sqlite3.Error:
             log.exception("the checks made after a restart could not be read")
             return []
         return [CheckedAfterRestart(id, at, checked_at or at, conversation, call, tool, workspace, planted_entries(planted),
-                                    error)
-                for id, at, checked_at, conversation, call, tool, workspace, planted, error in rows]
+                                    error, server)
+                for id, at, checked_at, conversation, call, tool, workspace, planted, error, server in rows]
 
     def mark_told(self, ids: Iterable[int]) -> None:
         """The person has been shown these (the audit log keeps them): their rows go."""
@@ -186,3 +207,14 @@ class OwedChecksStore:
             with self._connection() as conn:
                 conn.executemany("DELETE FROM owed_checks WHERE id = ? AND state = 'checked'", wanted)
 
+
+
+def _add_server_column(conn: sqlite3.Connection) -> None:
+    """A file kept before servers' checks were gets their column (another process may add it first)."""
+    if any(row[1] == "server" for row in conn.execute("PRAGMA table_info(owed_checks)")):
+        return
+    try:
+        conn.execute(_ADD_SERVER)
+    except sqlite3.OperationalError as exc:
+        if "duplicate column" not in str(exc):
+            raise

@@ -327,3 +327,55 @@ def test_a_check_that_could_not_be_made_says_why_in_the_notice_and_on_the_open_c
         session.store = None
         conversations.close()
         runtime.close()
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_a_sandboxed_servers_check_is_said_as_the_servers(qtbot: Any, tmp_path: Path, language: str) -> None:
+    """A sandboxed MCP server's check owed by a killed Echo Desk (s328): the notice and Activity
+    name the server and the folder it worked in, not a call."""
+    from echo_desk.ui.settings.activity_tab import COL_WHO
+
+    workspace, home = tmp_path / "notes-folder", tmp_path / "home"
+    home.mkdir()
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    runtime = Runtime.create(data_dir=tmp_path / "data", with_builtins=False, with_plugins=False)
+    try:
+        assert runtime.owed_checks is not None
+        runtime.owed_checks.owe(conversation_id="", call_id="", tool="notes", server="notes", workspace=str(workspace),
+                                snapshot=snapshot_of(workspace, home, tmp_path / "data" / "put-aside"))
+        owed_by_a_gone_process(runtime.owed_checks)
+        hook = workspace / ".git" / "hooks" / "pre-commit"
+        hook.write_text("#!/bin/sh\necho planted\n")
+        runtime.make_owed_checks()
+        records = runtime.owed_checks.untold()
+    finally:
+        runtime.close()
+    assert not hook.exists()
+    i18n_qt.apply_language(language)
+    try:
+        box = checked_after_restart_box(records, None)
+        qtbot.addWidget(box)
+        text = box.informativeText()
+        assert "“notes”" in text and str(workspace) in text and str(hook) in text
+        log = AuditLog(tmp_path / "data" / "audit.sqlite3")
+        try:
+            tab = ActivityTab(log)
+            qtbot.addWidget(tab)
+            item = tab.calls.topLevelItem(0)
+            assert item is not None
+            tab.calls.setCurrentItem(item)
+            detail = tab.detail.text()
+            assert "“notes”" in detail and str(hook) in detail
+            if language == "en":
+                assert "sandboxed commands or MCP servers ran" in box.text()
+                assert text.startswith("The sandboxed MCP server “notes” started on ")
+                assert f"in {workspace} had left what would run code later" in text
+                assert detail.startswith("Echo Desk was closed while the sandboxed MCP server “notes” ran")
+                assert item.text(COL_WHO) == "notes (MCP server)"
+            else:
+                assert CJK.search(box.text()) and CJK.search(text.splitlines()[0]) and CJK.search(detail.splitlines()[0])
+                assert "notes" in item.text(COL_WHO) and CJK.search(item.text(COL_WHO))
+        finally:
+            log.close()
+    finally:
+        i18n_qt.apply_language("en")

@@ -30,6 +30,7 @@ from echo_desk.agent.permissions import (
     default_folders,
     floor,
     folder_moves,
+    git_configured_places,
     git_foreach,
     git_reading,
     git_repositories,
@@ -1281,7 +1282,8 @@ class _Judge:
     def _git_settings_read(self, words: tuple[Word, ...], reading: Reading) -> tuple[Reading, Provenance | None]:
         """For a git command reading its settings (``git_unnamed_reads``), run in ``self.cwds``
         (where ``-C`` leads, here): ``reading`` with the files the credential helpers of the
-        repository found there name (``git -C DIR credential fill`` runs DIR's, s322), and the
+        repository found there name (``git -C DIR credential fill`` runs DIR's, s322) and the
+        local repositories its configured remotes lead it to (``git_configured_places``), and the
         read deny a settings file not read here may hide (``settings_unread``: git reads it all
         the same, and may run a helper or include a file it names)."""
         if not reading.values or not words or programs.base(words[0].value or "") != "git":
@@ -1289,7 +1291,12 @@ class _Judge:
         home = self.where.home
         if self.read_denies and git_unnamed_reads.settings_unread(reading.values, home, self.cwds):
             return reading, provenance_of(self.read_denies[0])
-        more = [v for v in git_unnamed_reads.helper_files(reading.values, home, self.cwds) if v not in reading.values]
+        # (a fetch from a remote whose URL is a path reads that repository: s325)
+        ends = git_configured_places.read(tuple(w.value for w in words), self.cwds, home)
+        if ends is None and self.read_denies:
+            return reading, provenance_of(self.read_denies[0])
+        more = [v for v in (*git_unnamed_reads.helper_files(reading.values, home, self.cwds), *(ends or ()))
+                if v not in reading.values]
         return (replace(reading, values=(*reading.values, *more)) if more else reading), None
 
     def _unnamed_denied(self, words: tuple[Word, ...], reading: Reading, *, shallow: bool) -> Provenance | None:

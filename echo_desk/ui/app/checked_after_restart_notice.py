@@ -28,17 +28,20 @@ if TYPE_CHECKING:
 
 def notice_text(records: list[CheckedAfterRestart]) -> str:
     """Every command's lines, one block each (plain text: paths are untrusted)."""
-    return "\n\n".join("\n".join(command_lines(r.workspace, planted_of(list(r.planted)), r.error, r.at))
+    return "\n\n".join("\n".join(command_lines(r.workspace, planted_of(list(r.planted)), r.error, r.at, r.server))
                        for r in records)
 
 
 def checked_after_restart_box(records: list[CheckedAfterRestart], parent: QWidget | None) -> QMessageBox:
     found = any(r.planted for r in records)
-    return start_notice_box(
-        _("Checked after a restart"),
-        _("Echo Desk was closed while sandboxed commands ran, before it had checked what they left "
-          "in your folders. It checked that now, at this start."),
-        notice_text(records) + (f"\n\n{advice()}" if found else ""), parent)
+    if any(r.server for r in records):
+        intro = _("Echo Desk was closed while sandboxed commands or MCP servers ran, before it had checked what "
+                  "they left in your folders. It checked that now, at this start.")
+    else:
+        intro = _("Echo Desk was closed while sandboxed commands ran, before it had checked what they left "
+                  "in your folders. It checked that now, at this start.")
+    return start_notice_box(_("Checked after a restart"), intro,
+                            notice_text(records) + (f"\n\n{advice()}" if found else ""), parent)
 
 
 class CheckedAfterRestartNotice:
