@@ -3,8 +3,9 @@ owed when it was killed, or quit before a late check ended (``store.owed_checks`
 
 Each is made from its kept snapshot (``sandbox.owed``), kept as made in its store (so a second
 kill before the person is told does not make it again), recorded in the audit log, and written
-into its call's saved message, whose card then says what was found and that it was found after a
-restart. The person is told by whoever shows ``OwedChecksStore.untold()`` (the app's notice).
+into its call's saved message (a sub-agent's call: its step in the saved ``delegate`` transcript),
+whose card then says what was found and that it was found after a restart. The person is told by
+whoever shows ``OwedChecksStore.untold()`` (the app's notice).
 
 One pass at a time in a process (``_one_pass``): a sandboxed server about to take its snapshot of
 a folder makes the owed checks first (``Runtime.make_owed_checks_first``), and must wait for a pass
@@ -159,14 +160,35 @@ def _update_card(conversations: ConversationStore, check: OwedCheck, planted: Se
                  error: str) -> UpdatedCard | None:
     """The call's saved message (when it was saved: a kill while the command ran leaves none)
     says what the check found, as the card of a check made at once would, and when it was made
-    (or why it could not be: then nothing is said found). The envelope written, if one was."""
+    (or why it could not be: then nothing is said found). A sub-agent's call has no message of
+    its own: its step in the saved transcript of the ``delegate`` call that ran it is updated
+    instead (its nested card, and the delegate card's header mark, read it there). The envelope
+    written, with the call id of the message it belongs to, if one was."""
     found = conversations.tool_envelope(check.conversation_id, check.call_id)
-    if found is None:
+    if found is not None and isinstance(found[1].get("sandbox"), dict):
+        node, envelope = found
+        envelope = {**envelope, "sandbox": _checked_facts(envelope["sandbox"], check, planted, error)}
+        holder = check.call_id
+    else:
+        nested = conversations.tool_envelope_holding(check.conversation_id, check.call_id)
+        if nested is None:
+            return None
+        node, holder, envelope = nested
+        steps = [{**entry, "sandbox": _checked_facts(entry["sandbox"], check, planted, error)}
+                 if isinstance(entry, dict) and entry.get("result") == check.call_id
+                 and isinstance(entry.get("sandbox"), dict) else entry
+                 for entry in envelope["transcript"]]
+        if steps == envelope["transcript"]:
+            return None  # its step kept no sandbox facts: nothing there says a check is to come
+        envelope = {**envelope, "transcript": steps}
+    if not conversations.replace_envelope(check.conversation_id, node, envelope):
         return None
-    node, envelope = found
-    sandbox: Any = envelope.get("sandbox")
-    if not isinstance(sandbox, dict):
-        return None
+    return UpdatedCard(check.conversation_id, holder, envelope)
+
+
+def _checked_facts(sandbox: dict[str, Any], check: OwedCheck, planted: Sequence[Planted],
+                   error: str) -> dict[str, Any]:
+    """A call's stored sandbox facts once its owed check found ``planted`` (or failed: ``error``)."""
     workspace = check.workspace
     entries = [p.to_json() if p.workspace else {**p.to_json(), "workspace": workspace} for p in planted]
     # What the check found replaces the first account whole (its count of plants past the cut too).
@@ -174,7 +196,4 @@ def _update_card(conversations: ConversationStore, check: OwedCheck, planted: Se
              PLANTED_MORE_KEY: 0}
     if error:
         facts[NOT_CHECKED_KEY] = error
-    envelope = {**envelope, "sandbox": capped(facts)}
-    if not conversations.replace_envelope(check.conversation_id, node, envelope):
-        return None
-    return UpdatedCard(check.conversation_id, check.call_id, envelope)
+    return capped(facts)

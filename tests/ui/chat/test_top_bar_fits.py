@@ -7,7 +7,6 @@ larger font Qt squeezed the bar and the model picker reached under "Workspace:".
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,17 +18,6 @@ from echo_desk.ui.core import i18n_qt
 
 LONG_MODEL = "Local (built-in) · qwen2.5-coder-1.5b-instruct-q4_k_m"
 LONG_FOLDER = "/home/someone/Documents/Projects/a-rather-long-workspace-folder-name"
-
-
-@pytest.fixture
-def larger_font(qapp: QApplication) -> Iterator[None]:
-    """The desktop's font two points larger (11 pt where Qt's default is 9)."""
-    before = qapp.font()
-    font = qapp.font()
-    font.setPointSize(font.pointSize() + 2)
-    qapp.setFont(font)
-    yield
-    qapp.setFont(before)
 
 
 def _bar(window: MainWindow) -> list[QWidget]:
