@@ -25,6 +25,13 @@ read-denied, each of these printed a secret (git 2.39, bash and dash, s312):
   ``archive --remote``): libcurl reads ``~/.netrc`` (``download_reads.NETRC``) and sends its
   login to the server, as ``curl -n`` does (``git ls-remote http://127.0.0.1:1/x`` opened and
   read it, strace); which transport a remote's name leads to is in the settings, so each counts.
+  They send what the settings and the credential helpers hold to the server too, so they read
+  what ``git credential fill`` reads (below): ``git ls-remote http://127.0.0.1:PORT/x`` sent
+  ``~/.gitconfig``'s ``http.extraHeader`` (``Authorization: Bearer …``) to that loopback
+  server, and after its 401 the password ``credential.helper = store`` read from
+  ``~/.git-credentials`` (git 2.39.5, bash and dash, strace: ``git credential-store get``
+  opened it, s325). The settings' ``http.<url>.*`` sections are not matched to the URL here:
+  every settings file counts.
 
 A word only known when the line runs may be any of these forms: the files are read. The files
 those settings files include (``include.path``, ``includeIf.*.path`` whatever its
@@ -84,7 +91,8 @@ def read(argv: Sequence[str | None], at: int) -> tuple[str, ...]:
     sub = argv[at]
     words = argv[at + 1:]
     if _may_reach_http(sub, words):
-        return (NETRC,)
+        # (and sends what the settings and the credential helpers give it: s325)
+        return (NETRC, *settings_files(), *credential_files(), *CREDENTIAL_SOCKETS)
     if sub in ("credential", "send-email"):
         return (*settings_files(), *credential_files(), *CREDENTIAL_SOCKETS)
     if sub == "credential-store":

@@ -276,3 +276,46 @@ def test_a_settings_file_changed_between_verdicts_is_read_again(setup: Setup, re
     assert effect_under(setup, rules, FILL) is not Effect.ALLOW
     (setup.home / ".gitconfig").write_text("[user]\n\tname = a\n", encoding="utf-8")
     assert effect_under(setup, rules, FILL) is Effect.ALLOW
+
+
+#: The person's settings and password store read-denied, the netrc file not.
+SENT_DENIED = GIT + rule_text("~/.gitconfig", "~/.git-credentials", effect="deny", tool="read")
+
+
+@pytest.mark.parametrize("line", [
+    "git ls-remote http://127.0.0.1:1/x",  # (sent the extraHeader, then the stored password: git 2.39.5)
+    "git fetch http://127.0.0.1:1/x",
+    "git pull http://127.0.0.1:1/x main",
+    "git push http://127.0.0.1:1/x main",
+    "git clone http://127.0.0.1:1/x out/r",
+    "git fetch",  # (the remote's URL is in the settings)
+    "git remote update",
+    "git archive --remote=http://127.0.0.1:1/x HEAD",
+])
+def test_a_command_that_may_reach_a_remote_over_http_sends_the_settings_and_credentials(
+        setup: Setup, repository: Path, line: str) -> None:
+    """s325: ``git ls-remote http://127.0.0.1:PORT/x`` sent ``~/.gitconfig``'s ``http.extraHeader``
+    (``Authorization: Bearer …``) to that loopback server and, after its 401, the password
+    ``credential.helper = store`` read from ``~/.git-credentials`` (git 2.39.5, bash and dash,
+    strace: ``git credential-store get`` opened it): they count as read, as for ``git credential
+    fill``."""
+    assert effect_under(setup, SENT_DENIED, line) is not Effect.ALLOW
+
+
+def test_the_file_a_helper_names_is_sent_too(setup: Setup, repository: Path) -> None:
+    (setup.home / ".secrets").mkdir()
+    (setup.home / ".gitconfig").write_text("[credential]\n\thelper = store --file=~/.secrets/creds\n",
+                                           encoding="utf-8")
+    rules = GIT + rule_text("~/.secrets/**", effect="deny", tool="read")
+    assert effect_under(setup, rules, "git ls-remote http://127.0.0.1:1/x") is not Effect.ALLOW
+    assert effect_under(setup, rules, "git status") is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["git status", "git log --oneline", "git remote -v", "git archive HEAD"])
+def test_a_command_reaching_no_remote_sends_nothing(setup: Setup, repository: Path, line: str) -> None:
+    assert effect_under(setup, SENT_DENIED, line) is Effect.ALLOW
+
+
+def test_without_a_read_deny_a_fetch_stays_allowed(setup: Setup, repository: Path) -> None:
+    (setup.home / ".gitconfig").write_text("[credential]\n\thelper = store\n", encoding="utf-8")
+    assert effect_under(setup, GIT + rule_text("~/.ssh/**", effect="deny", tool="read"), "git fetch") is Effect.ALLOW
