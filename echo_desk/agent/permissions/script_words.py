@@ -45,11 +45,12 @@ and files it may load. Given no folder, it makes its project in the folder the l
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from echo_desk.agent.permissions import bun_commands
+from echo_desk.agent.permissions import bun_commands, this_verdict
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.options import read_options
 
@@ -184,11 +185,23 @@ def paths(word: str | None) -> list[str | None]:
 
 def script_folders(cwds: Sequence[Path]) -> list[Path]:
     """The folders the script may run in: each folder the line runs in and those above it, up
-    to the nearest holding package.json (none: every folder above)."""
+    to the nearest holding package.json (none: every folder above). Looked at once a verdict
+    (``this_verdict``): every command of a line asks, several times each."""
+    at = tuple(cwds)
+    return list(this_verdict.remembered(("script folders", at), lambda: _script_folders(at)))
+
+
+def _script_folders(cwds: tuple[Path, ...]) -> tuple[Path, ...]:
     found: list[Path] = []
     for cwd in cwds:
-        for folder in (cwd, *cwd.parents):
+        for folder, project_file in _folders_up(cwd):
             found.append(folder)
-            if (folder / _PROJECT_FILE).exists():
+            if this_verdict.exists(project_file):
                 break
-    return list(dict.fromkeys(found))
+    return tuple(dict.fromkeys(found))
+
+
+@functools.lru_cache(maxsize=256)
+def _folders_up(cwd: Path) -> tuple[tuple[Path, Path], ...]:
+    """``cwd`` and each folder above it, with the package.json it would hold (words alone: kept)."""
+    return tuple((folder, folder / _PROJECT_FILE) for folder in (cwd, *cwd.parents))

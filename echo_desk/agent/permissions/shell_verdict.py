@@ -30,7 +30,6 @@ from echo_desk.agent.permissions import (
     default_folders,
     floor,
     folder_moves,
-    git_config,
     git_configured_places,
     git_foreach,
     git_reading,
@@ -51,6 +50,7 @@ from echo_desk.agent.permissions import (
     programs,
     settings_commands,
     settings_files,
+    this_verdict,
 )
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.below_reach import reaches_below
@@ -125,7 +125,7 @@ def shell_verdict(subject: Subject, rules: Rules, where: floor.Where, *, suggest
                   grammar: Grammar | None = None) -> Verdict:
     """The rules' verdict for running ``subject.command`` with the shell of this machine, in
     the environment ``run_command`` gives it (``line_environment``)."""
-    with line_environment.inheriting(), git_config.reading_once():
+    with line_environment.inheriting(), this_verdict.looking_once():
         return _shell_verdict(subject, rules, where, suggest=suggest, grammar=grammar)
 
 
