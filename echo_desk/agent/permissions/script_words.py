@@ -47,12 +47,16 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from echo_desk.agent.permissions import bun_commands, this_verdict
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.options import read_options
+
+#: A word, or what stands for one only known when the line runs.
+_W = TypeVar("_W", str, "str | None")
 
 #: npm's commands that run a script of package.json with the words after them (npm 10-11);
 #: ``run`` and its spellings take the script's name first.
@@ -96,10 +100,23 @@ _TEST_RUNNERS: dict[str, tuple[str, ...]] = {"mocha": ("test",), "jest": (".",),
                                              "tap": (".",)}
 
 
+@functools.lru_cache(maxsize=512)
+def _kept(words_of: Callable[[str, Sequence[str | None]], list[_W]], program: str,
+          argv: tuple[str | None, ...]) -> tuple[_W, ...]:
+    """What ``words_of`` makes of a command's words, kept: worked out from the words alone
+    (every command of a line is asked about several times a verdict, most of them no package
+    manager's)."""
+    return tuple(words_of(program, argv))
+
+
 def passed(program: str, argv: Sequence[str | None]) -> list[str | None]:
     """The words ``argv`` (``program``: npm, pnpm or yarn) passes to the script it runs (none
     for a command that runs none), or the words of a test runner (mocha, jest, vitest, ava, tap) with the folders
     it looks for tests in; ``None``: a word only known when the line runs."""
+    return list(_kept(_passed, program, tuple(argv)))
+
+
+def _passed(program: str, argv: Sequence[str | None]) -> list[str | None]:
     if program in _TEST_RUNNERS:
         return [*argv[1:], *_TEST_RUNNERS[program]]
     if program == "bun":
@@ -125,6 +142,10 @@ def written_here(program: str, argv: Sequence[str | None]) -> list[str]:
     """What a command making a project (npm, pnpm, yarn or bun: ``program``) writes in the folder
     the line runs in: ``"."`` (anything below it) where a scaffolder runs, package.json where the
     package manager makes the project itself; nothing for another command."""
+    return list(_kept(_written_here, program, tuple(argv)))
+
+
+def _written_here(program: str, argv: Sequence[str | None]) -> list[str]:
     if program == "bun":
         return ["."] if bun_commands.scaffolds(tuple(argv)) else []
     if program not in _SCAFFOLDING:
@@ -144,6 +165,10 @@ def written(program: str, argv: Sequence[str | None]) -> list[str | None]:
     """The paths the words npm, pnpm or yarn (``program``) passes to its script may name for the
     script's program to write (``None``: one only known when the line runs); the words of a
     test runner (mocha, jest, vitest, ava, tap) are its own, judged where its options are."""
+    return list(_kept(_written, program, tuple(argv)))
+
+
+def _written(program: str, argv: Sequence[str | None]) -> list[str | None]:
     if program in _TEST_RUNNERS or _command(argv) in _OWN_COMMANDS.get(program, ()):
         return []
     words = passed(program, argv)
