@@ -1061,6 +1061,8 @@ class _Judge:
         # family, a path none of the patterns matches is not writable, and the full verdict
         # (every deny, ask and the floor too) is only worked out for the rest.
         unbounded = any(c.matcher is None for c in allows)
+        if not unbounded and not allowing:
+            return []  # (no path is writable: the places need not be made concrete)
         where = self.where
 
         def writable(path: Path) -> bool:
