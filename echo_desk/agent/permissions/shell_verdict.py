@@ -269,6 +269,10 @@ class _Judge:
         #: of the same PATH (a realpath per folder each time was half of a verdict's time).
         self._path_found: dict[tuple[Hashable, ...], list[Path] | None] = {}
         self._real_folders: dict[str, str] = {}
+        #: What each settings place gave ``writable_places`` under these rules: every command of a
+        #: line has the folders of PATH among its places, and making the write rules' patterns
+        #: concrete under each was most of a verdict's time with a write rule.
+        self._writable_found: dict[settings_files.Place, list[Path]] = {}
         #: What git's settings files give a git command reading them, once a verdict.
         self._git_reads = git_unnamed_reads.OncePerVerdict(where.home)
         self.analysis = analysis
@@ -1074,7 +1078,7 @@ class _Judge:
         def bases(pattern: PathPattern) -> list[Path]:
             return pattern.bases(workspaces=self.where.workspaces, home=self.where.home)
 
-        return settings_files.writable_places(found, writable, allowing, bases)
+        return settings_files.writable_places(found, writable, allowing, bases, self._writable_found)
 
     def _on_path(self, word: str | None) -> tuple[list[Path] | None, list[Path] | None]:
         """``path_search.candidates`` and ``path_folders`` for ``word``, each worked out once a
