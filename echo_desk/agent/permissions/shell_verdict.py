@@ -102,6 +102,9 @@ from echo_desk.sandbox.shell import Grammar, command_shell
 
 #: Redirection targets that are never files anyone cares about.
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+#: Of those, the ones naming a descriptor: as harmless only as what the line leaves on it
+#: (``Analysis.may_reopen_output``: `tee /dev/stdout 1< ../keep.txt` writes keep.txt).
+DESCRIPTOR_TARGETS = frozenset({"/dev/stdout", "/dev/stderr"})
 #: Programs that write a path only by opening it and writing into it, as a redirection does: one
 #: of ``HARMLESS_TARGETS`` is as harmless to them. Any other program writing one may remove,
 #: rename, replace it, or change its mode or owner (`rm -f /dev/null`, `mv x /dev/stdout`,
@@ -1401,7 +1404,8 @@ class _Judge:
         """What the rules say of the redirection (or of the command ``own`` writing a path,
         judged as one)."""
         value = redirect.target.value
-        if value in HARMLESS_TARGETS and (own is None or (programs.base(own[0]) if own else None) in CONTENT_WRITERS):
+        if value in HARMLESS_TARGETS and (own is None or (programs.base(own[0]) if own else None) in CONTENT_WRITERS) \
+                and not (value in DESCRIPTOR_TARGETS and self.analysis.may_reopen_output):
             return Effect.ALLOW, Provenance(kind=Decider.DEFAULT, detail="harmless target")
         family = self.rules.write if redirect.write else self.rules.read
         if value is None:
