@@ -1,8 +1,11 @@
 """Random exploration of the permission engine against bash itself: lines built at random from
 shell constructs nested in each other, each judged by the engine; every line it allows runs under
 bash in a scratch folder with every exec and every write traced (strace): each program that ran
-must be one the engine saw and one a rule allows, and each file it wrote (opened for writing,
-created, renamed, linked, deleted) must lie where the write rules allow, the workspace. A line
+must be one the engine saw and one a rule allows, and not a file the line could have made (a
+copy planted in a folder put on PATH runs under an allowed name); each file it wrote (opened for
+writing, created, renamed, linked, deleted; a renamed folder's files at both places) must lie
+where the write rules allow: the workspace, but not where ``DENIED`` matches (the workspace holds
+``WORLD``'s files under those patterns, for lines that move, copy or remove folders whole). A line
 that breaks this is printed (as JSON, so nothing is lost) and the run ends with exit status 1.
 
     python scripts/explore_against_bash.py                    # a random seed, printed
@@ -131,7 +134,8 @@ WRITES = [
     "tee /dev/stdout < a.txt 1< {f}", "echo x 1< {f} > /dev/stdout", "{p} 2< {f}", "touch /dev/stderr 2< {f}",
     "dd if=a.txt of=/dev/stdout 3< {f} 1<&3 2>/dev/null", "echo x | tee /dev/stdout < {f} >&0", "{p} 1<<< x",
     "truncate -s 0 /dev/stdout 1< {f}", "sed -n 'w /dev/stderr' a.txt 2< {f}", "{p} > /dev/stdout 1<> {f}",
-    "echo x 2< {f} >&2 | tee /dev/stderr", "cat a.txt 1< {f} 2>&1 | tee /dev/stdout",
+    "echo x 2< {f} >&2 | tee /dev/stderr", "cat a.txt 1< {f} 2>&1 | tee /dev/stdout", "tee /dev/stdout 1\\\n< {f}",
+    "echo x | tee /dev/stdout < {f} >&\\\n0",
     # Writes the engine never allows: exec opening descriptors, a process substitution written to.
     "exec 3>{f}; echo x >&3", "exec 5<>{f}; {p} >&5", "echo x > >(tee {f})", "{p} | tee >(cat > {f})",
 ]
@@ -412,7 +416,7 @@ def _explore(seed: int, count: int, shell: str, *, write_heavy: bool, keep_going
                     continue
                 wrong += 1
                 print(f"WRONG at line {n}: allowed {json.dumps(line)}; it ran {trace.programs}, "
-                      f"wrote {[os.path.relpath(w, box) for w in wrote]} outside the workspace", flush=True)
+                      f"wrote {[os.path.relpath(w, box) for w in wrote]} where the write rules do not allow", flush=True)
                 if not keep_going:
                     return 1
         except BaseException:

@@ -177,8 +177,9 @@ class Analysis:
         writing: a redirection reading onto 1 or 2 (``1< FILE``, ``2<<< x``) or a copy of another
         descriptor (``>&0``, ``2<&3``). ``/dev/stdout`` and ``/dev/stderr`` then open that file
         again, for writing: ``tee /dev/stdout 1< ../keep.txt`` overwrote keep.txt (strace,
-        coreutils 9.1, bash 5.2 and dash 0.5, s333). Read from the text, quoted too."""
-        return _REOPENS_OUTPUT.search(self.line) is not None
+        coreutils 9.1, bash 5.2 and dash 0.5, s333). Read from the text, quoted too, and with its
+        line continuations removed as the shell does first (``1\\<newline>< FILE`` is ``1< FILE``)."""
+        return any(_REOPENS_OUTPUT.search(text) is not None for text in (self.line, self.line.replace("\\\n", "")))
 
 
 def inert_value(value: str) -> bool:
