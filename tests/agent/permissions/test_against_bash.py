@@ -74,8 +74,8 @@ def test_what_bash_runs_is_what_the_engine_collected_or_the_line_is_not_allowed(
 
 
 @pytest.mark.parametrize(("shell", "mode", "fewest_allowed", "fewest_writing"),
-                         [("bash", (), 150, 35), ("dash", (), 100, 20), ("bash", ("--write-heavy",), 250, 65),
-                          ("dash", ("--write-heavy",), 190, 50)])
+                         [("bash", (), 150, 35), ("dash", (), 100, 20), ("bash", ("--write-heavy",), 210, 50),
+                          ("dash", ("--write-heavy",), 165, 44)])
 def test_random_nested_lines_run_only_what_the_engine_saw_and_allowed(tmp_path: Path, shell: str, mode: tuple[str, ...],
                                                                       fewest_allowed: int, fewest_writing: int) -> None:
     """A fixed seed of the random exploration (constructs nested up to four deep, programs spelled
@@ -96,7 +96,8 @@ def test_random_nested_lines_run_only_what_the_engine_saw_and_allowed(tmp_path: 
                            done.stdout.splitlines()[-1])
     assert summary is not None, done.stdout[-3000:]
     # The check means something only if many of the random lines were allowed and really ran,
-    # and many of them wrote files.
+    # and many of them wrote files. (Since s333 fewer write-heavy lines are allowed: many move
+    # folders over a write-denied pattern or change PATH, which the engine asks for.)
     assert int(summary.group(1)) >= fewest_allowed, summary.group(0)
     assert int(summary.group(2)) >= fewest_writing, summary.group(0)
 
