@@ -42,7 +42,8 @@ from echo_desk.store.audit_journal import Journal, journal_path, row_text
 from echo_desk.store.not_saved import storage_failure_text
 from echo_desk.store.private import connect_private
 from echo_desk.store.redact import redact, redact_for_storing, redact_text
-from echo_desk.tools.planted import Planted
+from echo_desk.tools.planted import Planted, more_entry
+from echo_desk.tools.planted_told import most_telling_first
 
 log = logging.getLogger(__name__)
 
@@ -211,14 +212,44 @@ def _chain_text(chain: tuple[str, ...]) -> str:
     return text
 
 
+#: Planted entries one row keeps, and the characters their paths (full and kept) may take: a
+#: command that plants 50,000 files must not make a row (and its journal line) of megabytes. Past
+#: either, the most telling are kept (``tools.planted_told.most_telling_first``) and the rest are
+#: counted in a last entry (``tools.planted.more_entry``), which readers of the entries skip.
+MOST_AUDITED = 500
+AUDITED_CHARS = 200_000
+
+
 def _planted_column(planted: Sequence[Planted], planted_in: str) -> str:
     """The last column of a row: each planted entry as ``Planted.to_json`` with its full path
-    (in the workspace it names, else in ``planted_in``), redacted by shape as the file changes are."""
+    (in the workspace it names, else in ``planted_in``), redacted by shape as the file changes are;
+    bounded (``MOST_AUDITED``), with how many were left out and the total."""
     if not planted:
         return "[]"
-    entries = [{**p.to_json(), "path": p.full(planted_in)} for p in planted]
+    kept = _audited(planted, planted_in)
+    entries: list[dict[str, object]] = [{**p.to_json(), "path": p.full(planted_in)} for p in kept]
+    if len(kept) < len(planted):
+        entries.append(more_entry(len(planted) - len(kept), len(planted)))
     column: str = storable(_encode_plain(redact(entries)))
     return column
+
+
+def _audited(planted: Sequence[Planted], planted_in: str) -> Sequence[Planted]:
+    """The entries a row keeps: all of them, in the guard's order, when they fit; else the most
+    telling that fit (one at least, whatever its length)."""
+    def size(p: Planted) -> int:
+        return len(p.full(planted_in)) + len(p.kept)
+
+    if len(planted) <= MOST_AUDITED and sum(size(p) for p in planted) <= AUDITED_CHARS:
+        return planted
+    kept: list[Planted] = []
+    chars = 0
+    for p in most_telling_first(planted)[:MOST_AUDITED]:
+        chars += size(p)
+        if kept and chars > AUDITED_CHARS:
+            break
+        kept.append(p)
+    return kept
 
 
 #: A row as queued and held: (its sequence number, the stored row).

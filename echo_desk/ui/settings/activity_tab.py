@@ -34,7 +34,7 @@ from echo_desk.gateway.clients import display_name
 from echo_desk.gateway.hand_back_failure import HandBackFailure
 from echo_desk.i18n import N_, _, list_text, ngettext, shown
 from echo_desk.store.audit import AuditLog, Event
-from echo_desk.tools.planted import Planted, planted_of
+from echo_desk.tools.planted import Planted, more_of, planted_of
 from echo_desk.tools.results import JsonObject
 from echo_desk.ui.core import i18n_qt, marshal, theme
 from echo_desk.ui.core.audit_text import provenance_phrase
@@ -211,9 +211,9 @@ class ActivityTab(QWidget):
             asked_by, asked_by_whole = _from(r, event)
             decider = "" if event is not None else self._decider(r)
             # A call that planted something says so beside its verdict, as its card in the chat does.
-            planted = _planted(r)
+            planted, more = _planted(r), more_of(r.get("planted"))  # (a row keeps a bounded few: ``more``)
             if planted:
-                label = _("{verdict} · {mark}").format(verdict=label, mark=planted_label(len(planted)))
+                label = _("{verdict} · {mark}").format(verdict=label, mark=planted_label(len(planted) + more))
             cells = [""] * 5
             cells[COL_TIME], cells[COL_WHO], cells[COL_TOOL] = when(r["at"]), asked_by, r["tool"]
             cells[COL_VERDICT], cells[COL_DECIDER] = label, decider
@@ -223,7 +223,7 @@ class ActivityTab(QWidget):
                 if whole:
                     item.setToolTip(column, plain_tooltip(str(whole)))
             if planted:
-                tip = planted_tooltip(planted, server=_by_a_server(r))
+                tip = planted_tooltip(planted, server=_by_a_server(r), more=more)
                 item.setToolTip(COL_VERDICT, plain_tooltip(f"{label}\n{tip}"))
                 item.setForeground(COL_VERDICT, QBrush(QColor(theme.colour("warn"))))
             self.calls.addTopLevelItem(item)
@@ -339,7 +339,7 @@ class ActivityTab(QWidget):
                 "as your rules and settings say. Each of those calls is listed here too.").format(client=client))
             return
         arguments = json.dumps(record["arguments"], ensure_ascii=False)
-        planted = planted_tooltip(_planted(record), server=_by_a_server(record))
+        planted = planted_tooltip(_planted(record), server=_by_a_server(record), more=more_of(record.get("planted")))
         self.detail.setText(f"{record['call_id']} · {record['tool']} {arguments[:300]}\n"
                             f"{provenance_phrase(str(record['provenance']))}" + (f"\n{planted}" if planted else ""))
 
