@@ -23,6 +23,7 @@ from echo_desk.store import own_files, paths
 from echo_desk.store.settings import SandboxMode, Settings
 from echo_desk.tools import SANDBOX_TARGET, Placement, Protection, ProtectionReason, Target, ToolError
 from echo_desk.tools.planted import Planted
+from echo_desk.tools.planted_told import named_and_counted
 
 NO_NETWORK = "network: none"
 ONLY_DOMAINS = "network: only "
@@ -223,7 +224,8 @@ def planted_facts(planted: tuple[Planted, ...], launch: sandbox.Launch | None,
                 "is checked, and put aside or back, when they end.")
     if not planted:
         return ""
-    what = "; ".join(f"{quote_path(p.full())} ({p.change.value})" for p in planted)
+    # Named up to a bound, with the total: thousands of planted files must not flood the model.
+    what = named_and_counted(planted, lambda p: f"{quote_path(p.full())} ({p.change.value})")
     return (f"\n[sandbox] blocked: the command tried to plant files that make a program run code later "
             f"(git hooks or configuration, editor or shell start-up files): {what}. They were moved out of "
             "the workspace (what it changed or removed is back as it was); do not try to work around this.")
