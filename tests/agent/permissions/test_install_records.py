@@ -214,6 +214,11 @@ def test_a_folder_configure_writes_that_no_rule_refers_to_does_not_count(setup: 
     assert "/usr/include" not in (install_records.recorded(build) or ["/usr/include"])
     assert effect_under(setup, BUILDS, "make -C b install") is Effect.ALLOW
     assert effect_under(setup, BUILDS, "cd b && make uninstall") is Effect.ALLOW
+    # (a folder a rule refers to through another, set on make's line, counts)
+    assert "/usr/share" in (install_records.recorded(build, {"datarootdir": "/usr/share"}) or ["/usr/share"])
+    rules = BUILDS + rule_text("make install datarootdir=*")
+    assert effect_under(setup, rules, "cd b && make install datarootdir=/usr/share") is not Effect.ALLOW
+    assert effect_under(setup, rules, f"cd b && make install datarootdir={setup.home}/stage/s") is Effect.ALLOW
 
 
 @pytest.mark.parametrize("rule", OLDINCLUDE_RULES)
