@@ -161,10 +161,7 @@ def _kept_promises(subject: Subject, rules: Rules, where: floor.Where, grammar: 
     the dialog would promise the next call allowed and it would ask again. Also the parts of
     the line that would still ask with them all and that no kept suggestion explains
     (``Verdict.still_asks``)."""
-    tried = [Compiled(tool="shell", family=Family.SHELL, matcher=compile_tokens(s.pattern or ""),
-                      rule=Rule(effect=Effect.ALLOW, tool="shell", family=Family.SHELL, pattern=s.pattern or "",
-                                reason="", examples=Examples(), source=RuleSource(layer=Layer.GRANT)))
-             for s in suggestions]
+    tried = [_tried_rule(s) for s in suggestions]
     trial = _shell_verdict(subject, rules.trying(tried), where, suggest=False, grammar=grammar)
     allowed = {p.text for p in trial.parts if p.kind is PartKind.COMMAND and p.effect is Effect.ALLOW}
     also: dict[str, tuple[str, ...]] = {}  # (a wrapper's command: what any of its rules leaves)
@@ -179,7 +176,36 @@ def _kept_promises(subject: Subject, rules: Rules, where: floor.Where, grammar: 
     told = {s.label for s in kept if s.also_runs}
     still = () if trial.effect is Effect.ALLOW else tuple(dict.fromkeys(
         p.text for p in trial.parts if p.effect is not Effect.ALLOW and p.text not in told))
-    return kept, still
+    return _with_partners(subject, rules, where, grammar, kept, allowed), still
+
+
+def _with_partners(subject: Subject, rules: Rules, where: floor.Where, grammar: Grammar | None,
+                   kept: tuple[Suggestion, ...], allowed: set[str]) -> tuple[Suggestion, ...]:
+    """Each kept rule of a command offered several (a wrapper's ``nice **`` and ``make test **``
+    for ``nice -n 5 make test``) names the others when, tried alone, it leaves its command
+    asking (``Suggestion.needs``): the dialog says so rather than offer the wrapper's rule as if
+    it allowed the command. One more verdict per such rule."""
+    by_command: dict[str, list[Suggestion]] = {}
+    for s in kept:
+        by_command.setdefault(s.label, []).append(s)
+    out = []
+    for s in kept:
+        others = tuple(o.pattern for o in by_command[s.label] if o is not s and o.pattern is not None)
+        if others and s.label in allowed:
+            alone = _shell_verdict(subject, rules.trying([_tried_rule(s)]), where, suggest=False, grammar=grammar)
+            if not any(p.kind is PartKind.COMMAND and p.text == s.label and p.effect is Effect.ALLOW
+                       for p in alone.parts):
+                s = replace(s, needs=others)
+        out.append(s)
+    return tuple(out)
+
+
+def _tried_rule(suggestion: Suggestion) -> Compiled:
+    """The allow rule ``suggestion`` would add, as the engine holds one (to try it)."""
+    pattern = suggestion.pattern or ""
+    return Compiled(tool="shell", family=Family.SHELL, matcher=compile_tokens(pattern),
+                    rule=Rule(effect=Effect.ALLOW, tool="shell", family=Family.SHELL, pattern=pattern,
+                              reason="", examples=Examples(), source=RuleSource(layer=Layer.GRANT)))
 
 
 def covers_line(item: Compiled, line: str, where: floor.Where) -> bool:

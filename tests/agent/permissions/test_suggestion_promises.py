@@ -133,3 +133,29 @@ def test_every_rule_offered_for_the_everyday_lines_keeps_its_promise(setup: Setu
             broken.append(f"{line!r}: every rule offered {'allows' if allowed else 'does not allow'} it, "
                           f"still_asks={verdict.still_asks!r}")
     assert not broken, "\n".join(broken)
+
+
+@pytest.mark.parametrize(("line", "wrapper", "program"), [
+    ("nice -n 5 make test", "nice **", "make test **"),
+    ("timeout 5 make test", "timeout **", "make test **"),
+    ("npx tsc", "npx **", "tsc **"),
+])
+def test_a_wrappers_rule_and_its_programs_each_name_the_other_they_need(
+        setup: Setup, line: str, wrapper: str, program: str) -> None:
+    """(s337) Tried alone, neither allows the command: each says it needs the other offered beside
+    it (``Suggestion.needs``), and so it is: each alone leaves the line asking, both allow it."""
+    (setup.workspace / "Makefile").write_text("test:\n\ttrue\n", encoding="utf-8")
+    verdict = verdict_under(setup, "", line)
+    assert [(s.pattern, s.needs) for s in verdict.suggestions] == [(wrapper, (program,)), (program, (wrapper,))]
+    assert effect_under(setup, rule_text(wrapper), line) is not Effect.ALLOW
+    assert effect_under(setup, rule_text(program), line) is not Effect.ALLOW
+    assert effect_under(setup, rule_text(wrapper, program), line) is Effect.ALLOW
+    # With the wrapper's rule in force, its program's rule is offered alone, and is enough.
+    [alone] = verdict_under(setup, rule_text(wrapper), line).suggestions
+    assert (alone.pattern, alone.needs) == (program, ())
+
+
+@pytest.mark.parametrize("line", ["ls | wc -l", "git status && git log", "git commit && git push"])
+def test_the_rules_of_a_lines_several_commands_need_nothing_beside_them(setup: Setup, line: str) -> None:
+    _repository(setup)
+    assert all(s.needs == () for s in verdict_under(setup, "", line).suggestions)
