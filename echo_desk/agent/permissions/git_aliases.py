@@ -26,7 +26,7 @@ from echo_desk.agent.permissions.git_index import git_dir_of, repository_root
 from echo_desk.agent.permissions.options import Does, read_options
 from echo_desk.agent.permissions.repository_tops import repository_tops
 
-__all__ = ["OWN_COMMANDS", "expansions"]
+__all__ = ["OWN_COMMANDS", "expansions", "settings"]
 
 Args = tuple[str | None, ...]
 Entry = git_environment.Entry
@@ -60,7 +60,7 @@ _EXEC_PATHS = ("/usr/lib/git-core", "/usr/libexec/git-core")
 _DEPTH = 10
 
 
-def _settings(args: Sequence[str | None], folders: Sequence[Path], home: Path | None) -> list[Entry] | None:
+def settings(args: Sequence[str | None], folders: Sequence[Path], home: Path | None) -> list[Entry] | None:
     """Every setting ``git`` with the words ``args`` (after its name) run in any of ``folders``
     reads: its repository's and the person's files, the environment's, the line's ``-c`` last
     (``None``: one not read, which may say anything)."""
@@ -121,7 +121,7 @@ def expansions(args: Args, folders: Sequence[Path], home: Path | None) -> list[A
         sub = words[parsed.rest]
         if sub is None or depth >= _DEPTH or _program(sub):
             return None
-        entries = entries if entries is not None else _settings(args, folders, home)
+        entries = entries if entries is not None else settings(args, folders, home)
         if entries is None:
             return None
         values = [v for s, ss, k, v in entries if s == "alias" and _name(ss, k) == sub.lower()]

@@ -28,6 +28,7 @@ from typing import Protocol
 
 from echo_desk.agent.permissions import (
     default_folders,
+    editor_settings,
     floor,
     folder_moves,
     git_foreach,
@@ -719,9 +720,13 @@ class _Judge:
         """``programs.read``, with what the program's settings where it runs make of its words:
         an hg command an extension may give is a flag a rule covers only by naming it
         (``hg_extensions``), one enabled that wraps hg's own commands writes its cache
-        (``hg_extension_writes``), and one the engine has not audited asks (``hg_unaudited``)."""
+        (``hg_extension_writes``), and one the engine has not audited asks (``hg_unaudited``); the
+        editor git's or hg's settings name, where it starts one (``editor_settings``)."""
         reading = programs.read(values)
-        if values and values[0] is not None and programs.base(values[0]) == "hg":
+        program = programs.base(values[0]) if values and values[0] is not None else None
+        if program is not None and program in ("git", "hg"):
+            reading = editor_settings.with_set_editors(reading, values, program, self.cwds, self.where.home)
+        if program == "hg":
             foreign = [*hg_extensions.foreign_flags(values, self.cwds, self.where.home),
                        *hg_unaudited.unaudited_flags(values, self.cwds, self.where.home)]
             if foreign:
