@@ -249,3 +249,27 @@ def test_mergetool_feeds_the_line_s_input_to_vimdiff(tmp_path: Path, shell: str)
     subprocess.run(["git", "merge", "-q", "o"], cwd=work, env=env, capture_output=True)
     _run(shell, f"printf '\\n:!touch {home}/PWNED\\n:qa!\\n' | git mergetool", work, env)
     assert (home / "PWNED").exists()
+
+
+@pytest.mark.parametrize("value", ["$HOME/tools/d", "${HOME}/tools/d", '\\"$HOME\\"/tools/d', "$TOOLS/d"])
+def test_a_program_git_s_settings_name_through_a_variable_counts(setup: Setup, value: str) -> None:
+    # (diff.external = $HOME/tools/d ran a planted ~/tools/d under `git diff`, git 2.39, bash and
+    # dash; the variable was read as a folder of the worktree named `$HOME`)
+    _repository(setup)
+    (setup.home / ".gitconfig").write_text(f"[diff]\n\texternal = {value}\n", encoding="utf-8")
+    rules = rule_text("git **", "printf **", "chmod **") + writes_allowed("~/tools/**")
+    assert effect_under(setup, rules, PLANTED.replace("myedit", "d") + "chmod +x ~/tools/d && git diff") is not Effect.ALLOW
+    assert effect_under(setup, rule_text("git **"), "git diff") is Effect.ALLOW
+
+
+@pytest.mark.parametrize("shell", ["bash", "dash"])
+def test_a_planted_external_diff_named_through_home_runs(tmp_path: Path, shell: str) -> None:
+    if shutil.which("git") is None or shutil.which(shell) is None:
+        pytest.skip(f"git or {shell} is not installed")
+    home, work, env = _scratch(tmp_path, "git", "[diff]\n\texternal = $HOME/tools/d\n")
+    (work / "f").write_text("a\n", encoding="utf-8")
+    for step in (["git", "add", "f"], ["git", "commit", "-q", "-m", "a"]):
+        subprocess.run(step, cwd=work, env=env, check=True, capture_output=True)
+    (work / "f").write_text("b\n", encoding="utf-8")
+    _run(shell, f"printf '#!/bin/sh\\ntouch {home}/PWNED\\n' > ~/tools/d && chmod +x ~/tools/d && git diff", work, env)
+    assert (home / "PWNED").exists()
