@@ -29,7 +29,7 @@ def with_set_editors(reading: Reading, values: Sequence[str | None], program: st
         return reading
     args = tuple(values[1:])
     if program == "git":
-        entries = git_aliases.settings(args, folders, home)
+        entries = git_aliases.settings(args, folders, home, every_top=True)
         named = None if entries is None else [v for s, _, k, v in entries if s == "core" and k == "editor"]
         added = git_set_editors(named, sensible_editor.selected(home))
     else:

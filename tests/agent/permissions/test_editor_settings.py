@@ -273,3 +273,21 @@ def test_a_planted_external_diff_named_through_home_runs(tmp_path: Path, shell: 
     (work / "f").write_text("b\n", encoding="utf-8")
     _run(shell, f"printf '#!/bin/sh\\ntouch {home}/PWNED\\n' > ~/tools/d && chmod +x ~/tools/d && git diff", work, env)
     assert (home / "PWNED").exists()
+
+
+def test_a_linked_worktree_reads_the_settings_it_shares(setup: Setup, tmp_path: Path) -> None:
+    # (its repository's settings are those of the folder it shares: git reads core.editor there)
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    env = {"HOME": str(setup.home), "PATH": "/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "a",
+           "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b"}
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    for step in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "a"],
+                 ["worktree", "add", "-q", str(setup.workspace / "wt")]):
+        subprocess.run(["git", *step], cwd=shared, env=env, check=True, capture_output=True)
+    rules = RULES + rule_text("cd **")
+    assert effect_under(setup, rules, "cd wt && git commit") is Effect.ALLOW
+    (shared / ".git" / "config").write_text("[core]\n\teditor = vim\n", encoding="utf-8")
+    assert effect_under(setup, rules, "cd wt && git commit") is not Effect.ALLOW
+    assert effect_under(setup, rules, "cd wt && git commit -m x") is Effect.ALLOW
