@@ -34,10 +34,12 @@ from echo_desk.tools.base import Tool
 from echo_desk.tools.host import ToolHost
 
 if TYPE_CHECKING:
-    from echo_desk.agent.owed_checks import UpdatedCard
+    from echo_desk.agent.owed_checks import CardsToShow, UpdatedCard
     from echo_desk.mcp.manager import McpManager
+    from echo_desk.mcp.owed_server_checks import OwedServerChecks
     from echo_desk.mcp.untold import Untold
     from echo_desk.store.conversations import ConversationStore
+    from echo_desk.store.owed_checks import OwedCheck
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +64,14 @@ class Runtime:
     left_at_quit: LeftAtQuitStore | None = None
     #: Each sandboxed command's check, kept as owed until made (``store.owed_checks``).
     owed_checks: OwedChecksStore | None = None
+    #: The connected app this engine serves alone (the gateway's own engine, when the app cannot
+    #: be reached): named on the rows of what its MCP servers left. '' for the app and the CLI,
+    #: whose servers serve every caller.
+    client: str = ""
+    #: The saved cards a server's start brought up to date by making the owed checks first,
+    #: for the app's open chat (``agent.owed_checks.CardsToShow``; the CLI and the gateway, with
+    #: no chat, keep the few there are until they end).
+    cards_to_show: CardsToShow = field(default_factory=lambda: _cards_to_show())
 
     @classmethod
     def create(
@@ -72,6 +82,7 @@ class Runtime:
         with_builtins: bool = True,
         with_plugins: bool = True,
         extra_tools: list[Tool] | None = None,
+        client: str = "",
     ) -> Runtime:
         settings = settings_store or SettingsStore.in_dir(paths.config_dir())
         registry = ToolRegistry()
@@ -104,6 +115,7 @@ class Runtime:
             reverter=reverter,
             left_at_quit=LeftAtQuitStore((data_dir or paths.data_dir()) / LEFT_AT_QUIT_FILE),
             owed_checks=owed_checks,
+            client=client,
         )
         if with_builtins:
             # Listed everywhere (CLI and app see the same catalog); it starts sub-agents only
@@ -162,11 +174,12 @@ class Runtime:
 
         if self.mcp is None:
             self.mcp = await attach_mcp(
-                self.registry, self.settings, host, wait=wait, own_thread=own_thread, **options
+                self.registry, self.settings, host, wait=wait, own_thread=own_thread, owed=self.owed_server_checks(),
+                **options
             )
             # What a server's end put aside as it stopped (in Settings, or on its own) is in the
             # audit log from then on, not only as Echo Desk quits.
-            self.mcp.record_left = functools.partial(record_server_left, self.audit)
+            self.mcp.record_left = functools.partial(record_server_left, self.audit, client=self.client)
         return self.mcp
 
     async def close_mcp(self, *, shown_here: bool = False) -> list[Untold]:
@@ -178,19 +191,43 @@ class Runtime:
         manager, self.mcp = self.mcp, None
         await manager.aclose()
         untold = manager.left_untold()
-        keep_untold(self.left_at_quit, untold, shown_here=shown_here, audit=self.audit)
+        keep_untold(self.left_at_quit, untold, shown_here=shown_here, audit=self.audit, client=self.client)
         return untold
 
     def make_owed_checks(self, conversations: ConversationStore | None = None,
-                         updated: list[UpdatedCard] | None = None) -> int:
-        """Make the checks of sandboxed commands that an earlier process owed (killed, or quit
-        before a late check ended): recorded, and their saved messages brought up to date (each
-        added to ``updated``); the person is told from ``owed_checks.untold()``. How many were made."""
-        from echo_desk.agent.owed_checks import make_owed_checks
+                         updated: list[UpdatedCard] | None = None, made: list[OwedCheck] | None = None) -> int:
+        """Make the checks of sandboxed commands and servers that an earlier process owed (killed,
+        or quit before a late check ended): recorded, and their saved messages brought up to date
+        (in ``conversations``, else in the app's store of the data folder; each added to
+        ``updated``); the person is told from ``owed_checks.untold()``. How many were made (each
+        added to ``made``)."""
+        from echo_desk.agent.owed_checks import conversations_beside, make_owed_checks
 
         if self.owed_checks is None:
             return 0
-        return make_owed_checks(self.owed_checks, self.audit, conversations, updated)
+        return make_owed_checks(self.owed_checks, self.audit, conversations, updated,
+                                conversations_at=conversations_beside(self.owed_checks), made=made)
+
+    def owed_server_checks(self) -> OwedServerChecks | None:
+        """Where its sandboxed MCP servers' checks are kept as owed (``mcp.owed_server_checks``)."""
+        from echo_desk.mcp.owed_server_checks import OwedServerChecks
+
+        if self.owed_checks is None:
+            return None
+        return OwedServerChecks(self.owed_checks, self.make_owed_checks_first, client=self.client)
+
+    def make_owed_checks_first(self) -> None:
+        """Before a sandboxed MCP server takes its snapshot of a folder (blocking: off the loop):
+        the owed checks, so that what they put aside is gone from it first (else the server's own
+        checks would take that for its doing, ``mcp.owed_server_checks``). The saved cards it
+        brings up to date go to ``cards_to_show`` (a chat open on one shows it). A failure is
+        logged: it starts all the same."""
+        updated: list[UpdatedCard] = []
+        try:
+            self.make_owed_checks(updated=updated)
+            self.cards_to_show.add(updated)
+        except Exception:
+            log.exception("the checks owed since an earlier Echo Desk was closed could not be made")
 
     async def aclose(self) -> None:
         await self.close_mcp()
@@ -205,17 +242,24 @@ class Runtime:
             self.undo.close()
 
 
+def _cards_to_show() -> CardsToShow:
+    from echo_desk.agent.owed_checks import CardsToShow
+
+    return CardsToShow()
+
+
 def keep_untold(store: LeftAtQuitStore | None, untold: Iterable[Untold], *, shown_here: bool = False,
-                audit: AuditLog | None = None) -> None:
+                audit: AuditLog | None = None, client: str = "") -> None:
     """Record each server's ``Untold`` in ``store``, for the person, and in ``audit``, where no call's
-    row says it (a store that fails is logged: quitting goes on)."""
+    row says it, naming ``client`` (``Runtime.client``) when one app's engine ran the servers (a
+    store that fails is logged: quitting goes on)."""
     for left in untold:
         log.warning("MCP server %s left files that were put aside as it closed: %s", left.server,
                     ", ".join(p.shown for p in left.planted))
         unrecorded = tuple(p for p in left.planted if p not in left.recorded)  # (recorded as it stopped)
         if audit is not None and unrecorded:
             try:
-                record_server_left(audit, replace(left, planted=unrecorded))
+                record_server_left(audit, replace(left, planted=unrecorded), client=client)
             except Exception:  # a bug in building one record must not stop the quit
                 log.exception("what MCP server %s left could not be recorded in the audit log", left.server)
         if store is None:
@@ -242,6 +286,8 @@ def _builtin_tools(settings: SettingsStore, owed: OwedChecksStore) -> list[Tool]
     return [*builtin_tools(lambda: settings.current, owed), *database_tools(settings)]
 
 
-def record_server_left(audit: AuditLog, left: Untold) -> None:
-    """The audit row of what ``left.server`` left in its folder that no call's row says."""
-    audit.append(server_left(left.server, str(ToolSource.mcp(left.server)), left.folder, left.planted, time.time()))
+def record_server_left(audit: AuditLog, left: Untold, client: str = "") -> None:
+    """The audit row of what ``left.server`` left in its folder that no call's row says (``client``:
+    the connected app whose engine ran it, ``Runtime.client``)."""
+    audit.append(server_left(left.server, str(ToolSource.mcp(left.server)), left.folder, left.planted, time.time(),
+                             client=client))

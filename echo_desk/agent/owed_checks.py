@@ -1,24 +1,33 @@
-"""At a start: the checks of sandboxed commands that the last Echo Desk process owed when it was
-killed, or quit before a late check ended (``store.owed_checks``), made now.
+"""At a start: the checks of sandboxed commands (and MCP servers) that the last Echo Desk process
+owed when it was killed, or quit before a late check ended (``store.owed_checks``), made now.
 
 Each is made from its kept snapshot (``sandbox.owed``), kept as made in its store (so a second
 kill before the person is told does not make it again), recorded in the audit log, and written
-into its call's saved message, whose card then says what was found and that it was found after a
-restart. The person is told by whoever shows ``OwedChecksStore.untold()`` (the app's notice).
+into its call's saved message (a sub-agent's call: its step in the saved ``delegate`` transcript),
+whose card then says what was found and that it was found after a restart. The person is told by
+whoever shows ``OwedChecksStore.untold()`` (the app's notice).
+
+One pass at a time in a process (``_one_pass``): a sandboxed server about to take its snapshot of
+a folder makes the owed checks first (``Runtime.make_owed_checks_first``), and must wait for a pass
+already under way, whose rows are then this process's and not listed as owed: a snapshot taken
+before the pass ended would hold what was planted as the folder's own (``mcp.owed_server_checks``).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from echo_desk.agent.sources import ToolSource
 from echo_desk.sandbox import owed as sandbox_owed
 from echo_desk.sandbox.owed_failure import OwedFailure
 from echo_desk.store.audit import AuditLog, checked_after_restart
-from echo_desk.store.conversations import ConversationStore
+from echo_desk.store.conversations import CONVERSATIONS_FILE, ConversationStore
 from echo_desk.store.owed_checks import OwedCheck, OwedChecksStore
 from echo_desk.tools.planted import Planted
 from echo_desk.tools.sandbox_kept import PLANTED_MORE_KEY, capped
@@ -30,6 +39,9 @@ CHECKED_AFTER_RESTART_KEY = "checked_after_restart"
 #: ... and, when it could not be made, why (a ``sandbox.owed_failure.OwedFailure`` value).
 NOT_CHECKED_KEY = "not_checked_after_restart"
 
+#: Held for a whole pass (see the module's docstring): a server's start waits for one under way.
+_one_pass = threading.Lock()
+
 
 @dataclass(frozen=True)
 class UpdatedCard:
@@ -40,24 +52,78 @@ class UpdatedCard:
     envelope: dict[str, Any]
 
 
+class CardsToShow:
+    """The saved cards brought up to date by passes nobody waits on to show them (a sandboxed
+    server's start makes the owed checks first, maybe before the app's notice pass): kept until a
+    chat listens (``listen``), then handed to it as they come, from the pass's thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: list[UpdatedCard] = []
+        self._listener: Callable[[UpdatedCard], None] | None = None
+
+    def add(self, cards: Sequence[UpdatedCard]) -> None:
+        with self._lock:
+            listener = self._listener
+            if listener is None:
+                self._kept.extend(cards)
+                return
+        for card in cards:
+            listener(card)
+
+    def listen(self, listener: Callable[[UpdatedCard], None]) -> None:
+        """``listener`` is told of each card: those kept so far at once, then each as it comes
+        (from the thread that made the check: it must hand the card on to its own)."""
+        with self._lock:
+            kept, self._kept = self._kept, []
+            self._listener = listener
+        for card in kept:
+            listener(card)
+
+
 def make_owed_checks(owed: OwedChecksStore, audit: AuditLog, conversations: ConversationStore | None = None,
-                     updated: list[UpdatedCard] | None = None) -> int:
-    """Make every owed check whose process is gone; how many were made (or found impossible).
-    Each saved card brought up to date is added to ``updated`` (a chat open on it shows it)."""
+                     updated: list[UpdatedCard] | None = None, *, conversations_at: Path | None = None,
+                     made: list[OwedCheck] | None = None) -> int:
+    """Make every owed check whose process is gone; how many were made (or found impossible),
+    each added to ``made``. Each saved card brought up to date is added to ``updated`` (a chat
+    open on it shows it). Without ``conversations``, the saved cards are those of the store at
+    ``conversations_at``, opened only when a check is owed. Waits for a pass under way in this process."""
+    with _one_pass:
+        checks = owed.owed()
+        if not checks:
+            return 0
+        opened = ConversationStore(conversations_at) if conversations is None and conversations_at else None
+        try:
+            return _make(owed, audit, checks, conversations or opened, updated, made)
+        finally:
+            if opened is not None:
+                opened.close()
+
+
+def conversations_beside(owed: OwedChecksStore) -> Path:
+    """The app's saved conversations, in the data folder the owed checks are kept in."""
+    return owed.path.parent / CONVERSATIONS_FILE
+
+
+def _make(owed: OwedChecksStore, audit: AuditLog, checks: list[OwedCheck], conversations: ConversationStore | None,
+          updated: list[UpdatedCard] | None, made_here: list[OwedCheck] | None) -> int:
     made = 0
-    for check in owed.owed():
+    for check in checks:
         if not owed.claim(check):
             continue  # another process (the app, the CLI) started at once and makes it
         made += 1
+        if made_here is not None:
+            made_here.append(check)
         planted, error = _check(check)
         owed.checked(check.id, [p.to_json() for p in planted], error)
         try:
             audit.append(checked_after_restart(conversation_id=check.conversation_id, call_id=check.call_id,
                                                tool=check.tool, workspace=check.workspace, started=check.at,
-                                               planted=planted,
-                                               error=error, at=time.time()))
+                                               planted=planted, error=error, at=time.time(), server=check.server,
+                                               source=str(ToolSource.mcp(check.server)) if check.server else "builtin",
+                                               client=check.client))
         except Exception:  # the notice still tells it
-            log.exception("the check owed for call %s could not be recorded in the audit log", check.call_id)
+            log.exception("the check owed for %s could not be recorded in the audit log", _of(check))
         if conversations is not None and check.conversation_id:
             try:
                 card = _update_card(conversations, check, planted, error)
@@ -74,29 +140,55 @@ def _check(check: OwedCheck) -> tuple[tuple[Planted, ...], str]:
     except sandbox_owed.UnreadableSnapshot as exc:
         # The row and the record keep the kind, which the person reads in their own language;
         # the detail (another process's words, in English) is for the log.
-        log.warning("the check owed for call %s could not be made: its snapshot does not read back (%s: %s)",
-                    check.call_id, exc.kind.value, exc)
+        log.warning("the check owed for %s could not be made: its snapshot does not read back (%s: %s)",
+                    _of(check), exc.kind.value, exc)
         return (), exc.kind.value
     except Exception:  # one bad check must not keep the others or the start from happening
-        log.exception("the check owed for call %s failed", check.call_id)
+        log.exception("the check owed for %s failed", _of(check))
         return (), OwedFailure.CHECK_FAILED.value
-    log.warning("the check owed for call %s was made after a restart; put aside or back: %s", check.call_id,
+    log.warning("the check owed for %s was made after a restart; put aside or back: %s", _of(check),
                 "; ".join(f"{p.shown} ({p.change.value})" for p in planted) or "nothing")
     return planted, ""
+
+
+def _of(check: OwedCheck) -> str:
+    """The check's owner, as the log names it."""
+    return f"MCP server {check.server}" if check.server else f"call {check.call_id}"
 
 
 def _update_card(conversations: ConversationStore, check: OwedCheck, planted: Sequence[Planted],
                  error: str) -> UpdatedCard | None:
     """The call's saved message (when it was saved: a kill while the command ran leaves none)
     says what the check found, as the card of a check made at once would, and when it was made
-    (or why it could not be: then nothing is said found). The envelope written, if one was."""
+    (or why it could not be: then nothing is said found). A sub-agent's call has no message of
+    its own: its step in the saved transcript of the ``delegate`` call that ran it is updated
+    instead (its nested card, and the delegate card's header mark, read it there). The envelope
+    written, with the call id of the message it belongs to, if one was."""
     found = conversations.tool_envelope(check.conversation_id, check.call_id)
-    if found is None:
+    if found is not None and isinstance(found[1].get("sandbox"), dict):
+        node, envelope = found
+        envelope = {**envelope, "sandbox": _checked_facts(envelope["sandbox"], check, planted, error)}
+        holder = check.call_id
+    else:
+        nested = conversations.tool_envelope_holding(check.conversation_id, check.call_id)
+        if nested is None:
+            return None
+        node, holder, envelope = nested
+        steps = [{**entry, "sandbox": _checked_facts(entry["sandbox"], check, planted, error)}
+                 if isinstance(entry, dict) and entry.get("result") == check.call_id
+                 and isinstance(entry.get("sandbox"), dict) else entry
+                 for entry in envelope["transcript"]]
+        if steps == envelope["transcript"]:
+            return None  # its step kept no sandbox facts: nothing there says a check is to come
+        envelope = {**envelope, "transcript": steps}
+    if not conversations.replace_envelope(check.conversation_id, node, envelope):
         return None
-    node, envelope = found
-    sandbox: Any = envelope.get("sandbox")
-    if not isinstance(sandbox, dict):
-        return None
+    return UpdatedCard(check.conversation_id, holder, envelope)
+
+
+def _checked_facts(sandbox: dict[str, Any], check: OwedCheck, planted: Sequence[Planted],
+                   error: str) -> dict[str, Any]:
+    """A call's stored sandbox facts once its owed check found ``planted`` (or failed: ``error``)."""
     workspace = check.workspace
     entries = [p.to_json() if p.workspace else {**p.to_json(), "workspace": workspace} for p in planted]
     # What the check found replaces the first account whole (its count of plants past the cut too).
@@ -104,7 +196,4 @@ def _update_card(conversations: ConversationStore, check: OwedCheck, planted: Se
              PLANTED_MORE_KEY: 0}
     if error:
         facts[NOT_CHECKED_KEY] = error
-    envelope = {**envelope, "sandbox": capped(facts)}
-    if not conversations.replace_envelope(check.conversation_id, node, envelope):
-        return None
-    return UpdatedCard(check.conversation_id, check.call_id, envelope)
+    return capped(facts)

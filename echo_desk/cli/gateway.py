@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import logging
 import os
@@ -149,7 +150,9 @@ async def _serve_http(port: int, *, start_app: bool) -> None:
 
 async def _fallback_factory(client: str, workspace: str, why: str) -> Any:
     """The engine in this process, for when the app cannot be reached: what the rules allow
-    runs; what needs the person is refused at once, saying why."""
+    runs; what needs the person is refused at once, saying why. It makes the checks an earlier
+    Echo Desk owed (``cli.owed_checks``), as the app and the CLI do at their start."""
+    from echo_desk.cli.owed_checks import make_owed_checks
     from echo_desk.gateway.fallback import NobodyHost, local_backend
     from echo_desk.gateway.service import workspace_of
     from echo_desk.mcp.first_starts import FirstStarts
@@ -158,19 +161,29 @@ async def _fallback_factory(client: str, workspace: str, why: str) -> Any:
 
     # mcp.json's keyring references and MCP sign-ins, as the app reads them (it may probe D-Bus).
     await asyncio.to_thread(install_system_store)
-    runtime = await asyncio.to_thread(Runtime.create)
+    runtime = await asyncio.to_thread(functools.partial(Runtime.create, client=client))
+    # This engine runs sandboxed commands and servers in the person's folders while the app may
+    # stay closed for days: what a killed Echo Desk left unchecked is checked now, beside the
+    # client's calls (a client waits for none of it). Each check is claimed first, so that the
+    # app, the CLI or another gateway starting at once never makes it too; the person is told by
+    # the app's notice at its next start, and Activity has it at once.
+    checks = asyncio.ensure_future(asyncio.to_thread(make_owed_checks, runtime))
+    starts: FirstStarts | None = None
+
+    async def close() -> None:
+        if starts is not None:
+            await starts.aclose()
+        await checks  # its records go to this engine's audit log, so before that closes
+        await runtime.aclose()
+
     try:
         # None started yet (``only``): each starts on its own below, so that a call waits for its
         # own tool's server only, not for the slowest of them.
         manager = await runtime.attach_mcp(NobodyHost(why=why), own_thread=False, handshake_timeout=20.0, only=())
     except Exception:  # a broken mcp.json: the built-ins still answer
         logging.getLogger(__name__).exception("the MCP servers could not be started")
-        return local_backend(runtime, client, workspace_of(workspace), runtime.aclose, why)
+        return local_backend(runtime, client, workspace_of(workspace), close, why)
     starts = FirstStarts(manager)
-
-    async def close() -> None:
-        await starts.aclose()
-        await runtime.aclose()
 
     return local_backend(runtime, client, workspace_of(workspace), close, why, starts.for_tool, starts.every,
                          starts.still_starting)

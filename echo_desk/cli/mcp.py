@@ -36,7 +36,7 @@ async def run_mcp_command(runtime: Runtime, args: argparse.Namespace) -> int:
     if args.mcp_command == "client-metadata":
         return _client_metadata(args.url)
     manager = McpManager(runtime.settings, registry=runtime.registry, loop=asyncio.get_running_loop(),
-                         handshake_timeout=CLI_HANDSHAKE_TIMEOUT)
+                         handshake_timeout=CLI_HANDSHAKE_TIMEOUT, owed=runtime.owed_server_checks())
     try:
         if manager.config_error:
             print(f"mcp.json: {_v(manager.config_error)}", file=sys.stderr)

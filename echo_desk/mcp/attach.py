@@ -7,6 +7,7 @@ from collections.abc import Collection
 
 from echo_desk.mcp.connection import CONNECT_TIMEOUT
 from echo_desk.mcp.manager import McpManager, RegistryLike
+from echo_desk.mcp.owed_server_checks import OwedServerChecks
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools import ToolHost
 
@@ -20,6 +21,7 @@ async def attach_mcp(
     own_thread: bool = True,
     only: Collection[str] | None = None,
     handshake_timeout: float = CONNECT_TIMEOUT,
+    owed: OwedServerChecks | None = None,
 ) -> McpManager:
     """Load ``mcp.json``, start the enabled and approved servers, register their tools.
 
@@ -31,11 +33,12 @@ async def attach_mcp(
     responsive, and each call saves two thread hops); the app gives them their own thread.
     ``only`` starts just those servers (the others stay stopped until a call needs them);
     ``handshake_timeout`` bounds each server's start and first listing.
+    ``owed``: where a sandboxed server's check is kept as owed while it runs (``owed_server_checks``).
     Close the returned manager with ``await manager.aclose()`` at shutdown.
     """
     loop = None if own_thread else asyncio.get_running_loop()
     manager = McpManager(
-        settings_store, registry=registry, host=host, loop=loop, handshake_timeout=handshake_timeout
+        settings_store, registry=registry, host=host, loop=loop, handshake_timeout=handshake_timeout, owed=owed
     )
     if wait:
         await manager.start_all(only)

@@ -48,6 +48,7 @@ from echo_desk.mcp.server_process import ServerProcess
 from echo_desk.mcp.stdio_transport import stdio_with_lane
 
 if TYPE_CHECKING:
+    from echo_desk.mcp.owed_server_checks import OwedServerChecks
     from echo_desk.store.settings import SandboxSettings
     from echo_desk.tools.planted import Planted
 
@@ -158,6 +159,7 @@ class ServerConnection:
         on_lost: Callable[[str], None],
         extra_env: dict[str, str] | None = None,
         sandbox_settings: Callable[[], SandboxSettings] | None = None,
+        owed: OwedServerChecks | None = None,
     ) -> None:
         self.config = config
         self._elicitation = elicitation
@@ -167,6 +169,9 @@ class ServerConnection:
         self._sandbox_settings = sandbox_settings
         #: A sandboxed server's launch, for the check of what it left in its folder.
         self._contained: Contained | None = None
+        #: Where that check is kept as owed until the check after its end ran (``owed_server_checks``).
+        self._owed = owed
+        self._owed_id: int | None = None
         #: What the check once its process ended put aside, not yet taken to be told (``take_left``).
         self._left: list[Planted] = []
         #: Set once the check after the process's end has run (or there was nothing to check).
@@ -278,9 +283,14 @@ class ServerConnection:
                 if network is not None:
                     stack.push_async_callback(network.close)
                 self.started_with = self._sandbox_settings() if self._sandbox_settings else None
+                if self._owed is not None and cfg.cwd:
+                    await asyncio.to_thread(self._owed.before_snapshot, cfg.name)  # before its snapshot is taken
                 started = contained(cfg, env, network.path if network is not None else None, self.started_with)
                 command, args, env = started.command, started.args, started.env
                 self._contained = started if started.checked else None
+                if self._contained is not None and self._owed is not None:
+                    # Before it starts: a kill of Echo Desk from now on leaves its check to the next start.
+                    self._owed_id = await asyncio.to_thread(self._owed.owe, cfg.name, started.launch)
             # Dies with us, even after kill -9, and so does everything it started (own sessions too).
             command, args = reaped(*leashed(command, args, env), env)
             # Never the folder Echo Desk happens to run in (a workspace, started from a terminal
@@ -418,6 +428,9 @@ class ServerConnection:
             log.warning("MCP server %s left files that could make a program run code later; put aside: %s",
                         self.config.name, ", ".join(f"{p.path} ({p.change.value})" for p in planted))
             self._left.extend(planted)
+        owed_id, self._owed_id = self._owed_id, None
+        if self._owed is not None and owed_id is not None:
+            await asyncio.to_thread(self._owed.settle, owed_id)
         self._end_checked.set()
 
     async def end_checked(self, wait: float = 20.0) -> None:

@@ -81,6 +81,7 @@ from echo_desk.store.settings import Settings, SettingsStore
 from echo_desk.tools import Tool, ToolExecutionContext, ToolHost, ToolResult
 
 if TYPE_CHECKING:
+    from echo_desk.mcp.owed_server_checks import OwedServerChecks
     from echo_desk.tools.planted import Planted
 
 __all__ = ["McpManager", "RegistryLike"]
@@ -106,11 +107,14 @@ class McpManager:
         extra_env: dict[str, str] | None = None,
         loop: asyncio.AbstractEventLoop | None = None,
         handshake_timeout: float = CONNECT_TIMEOUT,
+        owed: OwedServerChecks | None = None,
     ) -> None:
         """``loop``: share this (running) loop instead of starting a thread with its own;
         it must keep running until ``aclose()`` returns. ``handshake_timeout``: how long a
-        server may take to start and answer ``initialize`` and the first tool listing."""
+        server may take to start and answer ``initialize`` and the first tool listing.
+        ``owed``: where a sandboxed server's check is kept as owed while it runs."""
         self.settings_store = settings_store
+        self._owed = owed
         self.registry = registry
         self.host = host
         self.config_error = ""
@@ -371,6 +375,7 @@ class McpManager:
                 on_lost=lambda reason: self._lost(name, conn, reason),
                 extra_env=self._extra_env,
                 sandbox_settings=lambda: self.settings_store.current.sandbox,
+                owed=self._owed,
             )
             srv.conn = conn
             try:

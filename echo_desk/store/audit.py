@@ -105,7 +105,8 @@ class Event(enum.StrEnum):
     #: command ended, or before a late check did), made at its next start (``store.owed_checks``):
     #: ``call_id``/``tool`` the call's, ``planted`` what was put aside or back, ``arguments``: the
     #: ``workspace`` and when the command ``started``; ``ok`` false (``error``) when the check
-    #: could not be made.
+    #: could not be made. A sandboxed MCP server's (s328): ``tool`` its name, no call, and
+    #: ``arguments["server"]`` its name (``workspace``: the folder it worked in).
     CHECKED_AFTER_RESTART = "checked_after_restart"
 
 
@@ -321,24 +322,34 @@ def tools_listed_without(client: str, at: float, servers: list[str]) -> AuditRec
                        error="", duration_ms=0.0, client=client, event=Event.TOOLS_LISTED_WITHOUT)
 
 
-def server_left(server: str, source: str, folder: str, planted: Sequence[Planted], at: float) -> AuditRecord:
+def server_left(server: str, source: str, folder: str, planted: Sequence[Planted], at: float,
+                client: str = "") -> AuditRecord:
     """The record that the sandboxed server ``server`` (``source``: its tools' source) had left in
     ``folder`` what was put aside when it stopped (in Settings, on its own, or as Echo Desk
-    quit), which no call's record says."""
+    quit), which no call's record says. ``client``: the connected app whose gateway engine ran
+    the server (``Runtime.client``); '' for the app's and the CLI's servers, which serve everyone."""
     return AuditRecord(at=at, conversation_id="", scope_chain=(), call_id="", tool=server, source=source,
                        arguments={"folder": folder}, decision="", provenance="", ok=True, error_kind=None, error="",
-                       duration_ms=0.0, event=Event.SERVER_LEFT, planted=tuple(planted), planted_in=folder)
+                       duration_ms=0.0, client=client, event=Event.SERVER_LEFT, planted=tuple(planted),
+                       planted_in=folder)
 
 
 def checked_after_restart(*, conversation_id: str, call_id: str, tool: str, workspace: str, started: float,
-                          planted: Sequence[Planted], error: str, at: float) -> AuditRecord:
+                          planted: Sequence[Planted], error: str, at: float, server: str = "",
+                          source: str = "builtin", client: str = "") -> AuditRecord:
     """The record of a command's check made at a start (``at``), which the process that ran the
-    command (from ``started``) owed; ``error``: why it could not be made (``sandbox.owed_failure.OwedFailure``)."""
+    command (from ``started``) owed; ``error``: why it could not be made (``sandbox.owed_failure.OwedFailure``).
+    ``server``: the check was a sandboxed MCP server's (``source`` its tools' source; ``tool`` its
+    name, no call), kept in ``arguments["server"]``; ``client``: the connected app whose gateway
+    engine started it (as ``server_left`` names it)."""
+    arguments: dict[str, Any] = {"workspace": workspace, "started": started}
+    if server:
+        arguments["server"] = server
     return AuditRecord(at=at, conversation_id=conversation_id, scope_chain=(), call_id=call_id, tool=tool,
-                       source="builtin", arguments={"workspace": workspace, "started": started}, decision="",
+                       source=source, arguments=arguments, decision="",
                        provenance="",
                        ok=not error, error_kind="check_failed" if error else None, error=error, duration_ms=0.0,
-                       event=Event.CHECKED_AFTER_RESTART, planted=tuple(planted), planted_in=workspace)
+                       client=client, event=Event.CHECKED_AFTER_RESTART, planted=tuple(planted), planted_in=workspace)
 
 
 class AuditLog:

@@ -30,6 +30,10 @@ from echo_desk.store.message_tree import MessageTree, TreeNode
 from echo_desk.store.private import connect_private
 from echo_desk.store.redact import redact, redact_text
 
+#: The app's conversations in the data folder (``ui.app.conversations``; the owed checks of a
+#: start bring a call's saved card up to date there, from whichever process makes them).
+CONVERSATIONS_FILE = "conversations.sqlite3"
+
 
 def _v1(conn: sqlite3.Connection) -> None:
     conn.executescript(
@@ -264,6 +268,22 @@ class ConversationStore:
             return None
         value = _safe_json(row[1]) if row[1] else {}
         return row[0], value
+
+    def tool_envelope_holding(self, conversation_id: str, call_id: str) -> tuple[str, str, dict[str, Any]] | None:
+        """The saved tool message whose sub-agent transcript (a ``delegate`` call's) holds the
+        result of call ``call_id``: its node, its own call's id and its envelope as stored (the
+        newest); ``None`` when no saved transcript holds it."""
+        with self._lock:
+            rows = self._conn.execute("SELECT node, tool_call_id, envelope FROM messages WHERE conversation_id = ?"
+                                      " AND role = 'tool' AND instr(envelope, '\"transcript\"') > 0"
+                                      " ORDER BY id DESC", (conversation_id,)).fetchall()
+        for node, holder, text in rows:
+            value = _safe_json(text)
+            transcript = value.get("transcript")
+            if isinstance(transcript, list) and any(
+                    isinstance(entry, dict) and entry.get("result") == call_id for entry in transcript):
+                return node, holder or "", value
+        return None
 
     def tree(self, conversation_id: str) -> MessageTree:
         """Every message of the conversation (all branches) as a tree."""

@@ -1,10 +1,13 @@
-"""Checks of sandboxed commands that Echo Desk owes: written before each command starts, removed
-once its check was made, so that one a kill or a quit cut short is made at the next start.
+"""Checks of sandboxed commands and MCP servers that Echo Desk owes: written before each command
+or server starts, removed once its check was made, so that one a kill or a quit cut short is made
+at the next start.
 
 A check is owed from just before a sandboxed command starts until what it left has been compared
-with the snapshot taken before it (``sandbox.owed``). Echo Desk killed meanwhile (SIGKILL, a
-power cut), or quitting while a late check still waits for its sandbox, leaves the row ``owed``:
-the next start claims the row (``claim``: the app and the CLI may both start), makes the check
+with the snapshot taken before it (``sandbox.owed``); a sandboxed MCP server working in a folder
+the person chose owes one from its start until the check after its end (``server``: its name).
+Echo Desk killed meanwhile (SIGKILL, a power cut), or quitting while a late check still waits for
+its sandbox, leaves the row ``owed``: the next start (the app, the CLI, the gateway's own engine)
+claims the row (``claim``: they may start at once), makes the check
 from the kept snapshot, keeps what it found here (``checked``)
 and tells the person; once told, the row goes (the audit log keeps what was found). The row names the process that owed it
 (its id and start time), so that a start never makes the check of a command still running in
@@ -23,7 +26,7 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,9 +52,14 @@ CREATE TABLE IF NOT EXISTS owed_checks (
     state TEXT NOT NULL DEFAULT 'owed',
     checked_at REAL,
     planted TEXT NOT NULL DEFAULT '[]',
-    error TEXT NOT NULL DEFAULT ''
+    error TEXT NOT NULL DEFAULT '',
+    server TEXT NOT NULL DEFAULT '',
+    client TEXT NOT NULL DEFAULT ''
 );
 """
+#: Columns added since the first rows were kept, each '' in an older row: ``server`` (a command's
+#: row has none), ``client`` (a row kept before the gateway's engine named its app).
+_ADDED_COLUMNS = ("server", "client")
 
 
 @dataclass(frozen=True)
@@ -68,6 +76,12 @@ class OwedCheck:
     snapshot: bytes
     #: The gone process that owed it (or that was making it), for ``claim``.
     owner: str = ""
+    #: The sandboxed MCP server's name when the check is a server's ('' : a command's); then
+    #: ``workspace`` is the folder it worked in, and ``conversation_id``/``call_id`` are ''.
+    server: str = ""
+    #: The connected app whose gateway engine started the server ('' : the app's or the CLI's,
+    #: which serve every caller), named by the check's record as a server_left row names it.
+    client: str = ""
 
 
 @dataclass(frozen=True)
@@ -84,6 +98,8 @@ class CheckedAfterRestart:
     planted: tuple[Mapping[str, Any], ...]
     #: Why no check could be made ('' when it was made).
     error: str
+    #: The sandboxed MCP server's name when the check was a server's ('' : a command's).
+    server: str = ""
 
 
 def this_process() -> str:
@@ -116,19 +132,29 @@ class OwedChecksStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        #: The columns added since are there (added to a file kept before them, once per store).
+        self._current = False
 
-    def _connection(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
         # A snapshot holds copies of workspace files (a ``.git/config`` may name a token): the
         # pages of a removed row are overwritten, not left in the file.
-        return one_use_private(self.path, _SCHEMA, "PRAGMA synchronous=FULL", "PRAGMA secure_delete=ON")
+        with one_use_private(self.path, _SCHEMA, "PRAGMA synchronous=FULL", "PRAGMA secure_delete=ON") as conn:
+            if not self._current:
+                _add_columns(conn)
+                self._current = True
+            yield conn
 
-    def owe(self, *, conversation_id: str, call_id: str, tool: str, workspace: str, snapshot: bytes) -> int:
-        """Keep one command's check as owed (call before the command starts); its row's id."""
+    def owe(self, *, conversation_id: str, call_id: str, tool: str, workspace: str, snapshot: bytes,
+            server: str = "", client: str = "") -> int:
+        """Keep one command's check (``server``: a sandboxed MCP server's, started by ``client``'s
+        engine) as owed, before it starts; its row's id."""
         with self._connection() as conn:
             cursor = conn.execute(
-                "INSERT INTO owed_checks (at, owner, conversation_id, call_id, tool, workspace, snapshot)"
-                " VALUES (?,?,?,?,?,?,?)", (time.time(), this_process(), storable(conversation_id),
-                                            storable(call_id), storable(tool), storable(workspace), snapshot))
+                "INSERT INTO owed_checks (at, owner, conversation_id, call_id, tool, workspace, snapshot, server,"
+                " client) VALUES (?,?,?,?,?,?,?,?,?)", (time.time(), this_process(), storable(conversation_id),
+                                                       storable(call_id), storable(tool), storable(workspace),
+                                                       snapshot, storable(server), storable(client)))
         return int(cursor.lastrowid or 0)
 
     def settle(self, check_id: int) -> None:
@@ -142,11 +168,22 @@ class OwedChecksStore:
         if not self.path.exists():
             return []
         with self._connection() as conn:
-            rows = conn.execute("SELECT id, at, owner, conversation_id, call_id, tool, workspace, snapshot"
-                                " FROM owed_checks WHERE state IN ('owed', 'checking') ORDER BY id").fetchall()
-        return [OwedCheck(id, at, conversation, call, tool, workspace, bytes(snapshot or b""), owner)
-                for id, at, owner, conversation, call, tool, workspace, snapshot in rows
+            rows = conn.execute("SELECT id, at, owner, conversation_id, call_id, tool, workspace, snapshot, server,"
+                                " client FROM owed_checks WHERE state IN ('owed', 'checking') ORDER BY id").fetchall()
+        return [OwedCheck(id, at, conversation, call, tool, workspace, bytes(snapshot or b""), owner, server, client)
+                for id, at, owner, conversation, call, tool, workspace, snapshot, server, client in rows
                 if not _still_running(owner)]
+
+    def being_made_elsewhere(self) -> int:
+        """How many checks another process still running (a CLI or a gateway started with this one)
+        has claimed and not yet made: a snapshot taken meanwhile could hold what they put aside.
+        One whose process is gone is not counted: ``owed`` lists it again, to be taken over."""
+        if not self.path.exists():
+            return 0
+        here = this_process()
+        with self._connection() as conn:
+            owners = [owner for (owner,) in conn.execute("SELECT owner FROM owed_checks WHERE state = 'checking'")]
+        return sum(1 for owner in owners if owner != here and _still_running(owner))
 
     def claim(self, check: OwedCheck) -> bool:
         """This process makes ``check`` (``owed``'s): ``False`` when another one claimed it first.
@@ -171,13 +208,13 @@ class OwedChecksStore:
         try:
             with self._connection() as conn:
                 rows = conn.execute("SELECT id, at, checked_at, conversation_id, call_id, tool, workspace, planted,"
-                                    " error FROM owed_checks WHERE state = 'checked' ORDER BY id").fetchall()
+                                    " error, server FROM owed_checks WHERE state = 'checked' ORDER BY id").fetchall()
         except sqlite3.Error:
             log.exception("the checks made after a restart could not be read")
             return []
         return [CheckedAfterRestart(id, at, checked_at or at, conversation, call, tool, workspace, planted_entries(planted),
-                                    error)
-                for id, at, checked_at, conversation, call, tool, workspace, planted, error in rows]
+                                    error, server)
+                for id, at, checked_at, conversation, call, tool, workspace, planted, error, server in rows]
 
     def mark_told(self, ids: Iterable[int]) -> None:
         """The person has been shown these (the audit log keeps them): their rows go."""
@@ -186,3 +223,16 @@ class OwedChecksStore:
             with self._connection() as conn:
                 conn.executemany("DELETE FROM owed_checks WHERE id = ? AND state = 'checked'", wanted)
 
+
+
+def _add_columns(conn: sqlite3.Connection) -> None:
+    """A file kept before a column was added gets it (another process may add it first)."""
+    present = {row[1] for row in conn.execute("PRAGMA table_info(owed_checks)")}
+    for column in _ADDED_COLUMNS:
+        if column in present:
+            continue
+        try:
+            conn.execute(f"ALTER TABLE owed_checks ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
+        except sqlite3.OperationalError as exc:
+            if "duplicate column" not in str(exc):
+                raise

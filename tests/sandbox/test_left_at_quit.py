@@ -226,3 +226,30 @@ async def test_what_a_server_switched_off_or_removed_left_is_still_told_at_quit(
     assert not planted.exists()
     [record] = _store(runtime.left_at_quit).untold()
     assert record.folder == str(jail.workspace) and [p["path"] for p in record.planted] == [".envrc"]
+
+
+@requires_bwrap
+@pytest.mark.parametrize("ended", ["stopped", "at quit"])
+async def test_a_gateway_engines_server_left_row_names_the_connected_app(jail: Jail, ended: str) -> None:
+    """The gateway's own engine serves one connected app (the app not running): the row of what its
+    server left, written as the server stopped or as the engine closed, names that app, so Activity
+    says "From … (through MCP)". Before, the row named no one."""
+    planted = jail.workspace / ".envrc"
+    runtime = await _engine_with_probe(jail, SettingsStore.in_memory(), own_thread=True,
+                                       env={"PROBE_PLANT_AT_START": ".envrc"}, client="cursor")
+    try:
+        deadline = time.monotonic() + 30
+        while not await asyncio.to_thread(planted.exists):
+            assert time.monotonic() < deadline, "the server did not start"
+            await asyncio.sleep(0.02)
+        if ended == "stopped":
+            await _manager(runtime).set_enabled("probe", False)
+            await _until_recorded(runtime.audit)
+    finally:
+        await runtime.aclose()
+    audit = AuditLog(runtime.audit.path)
+    try:
+        [row] = _server_left_rows(audit)
+    finally:
+        audit.close()
+    assert (row["tool"], row["client"]) == ("probe", "cursor")

@@ -271,17 +271,19 @@ async def test_a_server_in_its_own_folder_is_not_checked(jail: Jail) -> None:
 
 
 async def _engine_with_probe(jail: Jail, store: SettingsStore, *, own_thread: bool = False,
-                             env: dict[str, str] | None = None) -> Runtime:
+                             env: dict[str, str] | None = None, client: str = "",
+                             data_dir: Path | None = None) -> Runtime:
     """The real wiring: mcp.json naming the sandboxed probe server (working in the workspace),
     approved, and the engine attached to it (``own_thread``: the manager on a thread of its own,
-    as in the app; ``env``: the server's own variables)."""
+    as in the app; ``env``: the server's own variables; ``client``: the connected app a gateway's
+    own engine serves; ``data_dir``: the engine's data folder, else one of its own)."""
     document = {"mcpServers": {"probe": {"command": REAL_PYTHON, "args": ["-I", str(PROBE)],
                                          "cwd": str(jail.workspace), "sandbox": True, **({"env": env} if env else {})}}}
     config_path().write_text(json.dumps(document), encoding="utf-8")
     for name, cfg in parse_config(document).items():
         store.update(lambda s, n=name, c=cfg: s.mcp_approved.update({n: c.fingerprint()}))
-    runtime = Runtime.create(settings_store=store, data_dir=jail.base / "engine-data", with_builtins=False,
-                             with_plugins=False)
+    runtime = Runtime.create(settings_store=store, data_dir=data_dir or jail.base / "engine-data", with_builtins=False,
+                             with_plugins=False, client=client)
     await runtime.attach_mcp(ScriptedHost(), own_thread=own_thread)
     return runtime
 

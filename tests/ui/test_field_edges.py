@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
@@ -17,7 +18,9 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
+    QTableWidget,
     QTextEdit,
+    QTreeWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -83,6 +86,26 @@ def test_every_kind_of_field_draws_the_edge_and_the_accent_with_the_focus(qtbot,
         assert _edge(field) == p.field_border, type(field).__name__
         field.setFocus(Qt.FocusReason.TabFocusReason)
         qtbot.waitUntil(lambda field=field: _edge(field) == p.accent)
+
+
+@pytest.mark.parametrize("choice", ["light", "dark"])
+def test_pick_only_combo_boxes_and_lists_draw_the_same_edge(qtbot: Any, choice: str) -> None:
+    """Qt framed them from a shade of the window colour (1.06:1 on the dark base): the edge is
+    the fields' one, so a list or a choice reads as a control like the fields beside it."""
+    p = theme.apply_theme(choice)
+    host = QWidget()
+    qtbot.addWidget(host)
+    layout = QVBoxLayout(host)
+    combo = QComboBox()
+    combo.addItems(["for 15 minutes", "for this conversation"])
+    listing, tree, table = QListWidget(), QTreeWidget(), QTableWidget(2, 2)
+    listing.addItems(["one", "two"])
+    for widget in (combo, listing, tree, table):
+        layout.addWidget(widget)
+    host.show()
+    qtbot.waitExposed(host)
+    for widget in (combo, listing, tree, table):
+        assert _edge(widget) == p.field_border, type(widget).__name__
 
 
 def test_a_switch_repaints_the_fields_and_lists_that_were_open(qtbot) -> None:

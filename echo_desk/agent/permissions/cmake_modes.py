@@ -9,8 +9,11 @@ them (each proven with cmake 3.25, the version read):
   rule must name it; an assignment other than the inert ones counts as for ``env``;
 - ``copy``, ``rename``, ``rm``, ``touch``, ``make_directory``, ``create_symlink``… write, create
   or delete the paths they are given (``cmake -E copy x ~/.bashrc``): those go to the write rules
-  as cp/mv/rm/touch/mkdir/ln's do (``file_programs``); ``tar x`` writes where the archive's
-  members say, ``../`` included, so what it writes is only known when it runs;
+  as cp/mv/rm/touch/mkdir/ln's do (``file_programs``); ``rename`` moves a folder whole as mv
+  does, so each file below it is judged where it lands (``removed_folders.landings``: ``cmake
+  -E rename src prod`` put src/main.py at prod/main.py beside ``@workspace/prod/*.py``
+  write-denied, s326); ``tar x`` writes where the archive's members say, ``../`` included, so
+  what it writes is only known when it runs;
 - ``cat``, ``compare_files`` and the checksums read the files they are given, which the read
   rules judge as for any program's words;
 - any other command (cmake has hidden ones, and later versions add more) is not known here:
@@ -164,13 +167,16 @@ def _writes(program: str, command: str, words: list[str | None]) -> Reading:
         return Reading(program, written=(destination,), written_below=(destination,))
     files = file_programs.written((*stands_for, "--", *words))
     written, below = files if files is not None else ((None,), ())
+    # (rename moves a folder whole, as mv does: what it takes away and where it lands, s326)
+    moved = (*stands_for, "--", *words)
+    removed, landed = file_programs.moved_away(moved), file_programs.moved_into(moved)
     recursive = command == "remove_directory" or any("r" in o.lower() for o in stands_for[1:] if command == "rm")
     dynamic = command in ("rm", "remove") and None in words
     # Which of the line's words name what it deletes: every one after the command that is not
     # an option (a word that only looks like one only makes more words count).
     deleted = tuple(after) if recursive or dynamic else ()
     return Reading(program, written=written, written_below=below, deletes=deleted,
-                   maybe_recursive=dynamic and not recursive)
+                   maybe_recursive=dynamic and not recursive, removed=removed, landed=landed)
 
 
 def _tar(program: str, words: list[str | None]) -> Reading:

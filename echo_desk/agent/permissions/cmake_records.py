@@ -31,8 +31,23 @@ _MANIFESTS = ("/${CMAKE_INSTALL_MANIFEST}", "/install_local_manifest.txt")
 _MANIFEST_CONTENT = "${CMAKE_INSTALL_MANIFEST_CONTENT}"
 #: The variables cmake's install scripts set (the prefix only where none was given: below).
 _SET_NAMES = re.compile(r"CMAKE_INST\w*|CMAKE_CROSSCOMPILING|CMAKE_OBJDUMP|_cmake_\w+")
-#: The variables no command but those cmake writes may change: where the install writes.
-_GUARDED = frozenset({_PREFIX, "CMAKE_INSTALL_MANIFEST"})
+#: The variables no command but those cmake writes may change: where the install writes (the
+#: prefix), the manifest's name (with the component, or its hash: later cmakes) and the files of
+#: an export that ``file(REMOVE …)`` deletes, and the loop's ``file`` whose RPATH is checked (a
+#: file of another RPATH is deleted). install(CODE) setting the export's files to ~/.bashrc, or
+#: ``string(CONCAT file …)`` to it in a loop of the generator's form, made ``cmake --install``
+#: delete it, and setting the component to ``/../../../../evil`` wrote the manifest as ~/evil.txt
+#: (cmake 3.25, bash and dash, s330).
+_OLD_EXPORT_FILES = "_cmake_old_config_files"
+_COMPONENT_HASH = "CMAKE_INST_COMP_HASH"
+_GUARDED = frozenset({_PREFIX, "CMAKE_INSTALL_MANIFEST", "CMAKE_INSTALL_COMPONENT", _COMPONENT_HASH,
+                      _OLD_EXPORT_FILES, "file"})
+#: The ``string`` commands cmake writes that set one of them: the prefix loses a trailing ``/``,
+#: and a component name of other characters is hashed for the manifest's name.
+_GUARDED_STRINGS = (["REGEX", "REPLACE", "/$", "", _PREFIX, _PREFIX_USE],
+                    ["MD5", _COMPONENT_HASH, "${CMAKE_INSTALL_COMPONENT}"])
+#: The guarded variables cmake unsets when done with them (set only by the forms read above).
+_UNSET = frozenset({_OLD_EXPORT_FILES, _COMPONENT_HASH})
 #: The commands that only test, tell or compute (and ``string`` only sets a variable).
 _PLAIN = frozenset({"if", "elseif", "else", "endif", "message", "string"})
 #: ``file`` subcommands that change the file they name (``FILE`` is where), and those that only read.
@@ -95,11 +110,12 @@ class _Reader:
             if name == "include" and len(words) == 1 and words[0].endswith("/cmake_install.cmake") \
                     and os.path.isabs(words[0]):
                 included.append(Path(words[0]))  # (outside the build folder: refused when read)
+            elif name == "unset" and words in ([w] for w in _UNSET):
+                pass
             elif name in ("set", "unset"):
                 self._set(words, previous)
             elif name == "string":
-                # (the prefix loses a trailing `/`; nothing else may change it)
-                if _GUARDED & set(words) and words != ["REGEX", "REPLACE", "/$", "", _PREFIX, _PREFIX_USE]:
+                if _GUARDED & set(words) and words not in _GUARDED_STRINGS:
                     raise _Unread
             elif name in _PLAIN:
                 pass
@@ -130,6 +146,8 @@ class _Reader:
                     or not os.path.isabs(words[1]):
                 raise _Unread
             self.prefix = self.prefix or words[1]  # (the top script's; those it includes keep it)
+        elif words[0] in _GUARDED - {"CMAKE_INSTALL_MANIFEST"}:
+            raise _Unread  # (set by no command cmake writes but those read above)
         elif words[0] == "CMAKE_INSTALL_MANIFEST" and not re.fullmatch(
                 r"install_manifest(_\$\{CMAKE_INSTALL_COMPONENT\}|_\$\{CMAKE_INST_COMP_HASH\})?\.txt",
                 words[1] if len(words) == 2 else ""):

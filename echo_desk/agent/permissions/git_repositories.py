@@ -159,12 +159,12 @@ def other_ends(argv: Sequence[str | None], starts: Sequence[Path], known: Remote
     git command ``argv`` run from any of ``starts`` where that is a local repository, with
     remote names read from ``known`` (``None``: the settings could not be read). With ``True``:
     one known only when the line runs (any folder may be it)."""
-    urls = _other_urls(argv, known)
+    urls = other_urls(argv, known)
     if urls is None:
         return [], True
     found: list[Path] = []
     for url in urls:
-        path = _local_path(url)
+        path = local_path(url)
         if path is None:
             continue
         if path == "":
@@ -196,8 +196,8 @@ def reaches_hosts(argv: Sequence[str | None], known: Remotes | None, submodules:
     if sub in ("fetch", "pull", "clone", "push") and (
             submodules or any(w is None or w.startswith("--recurse") for w in argv[2 + parsed.rest:])):
         return True
-    urls = _other_urls(argv, known)
-    return urls is None or any(ssh_reach.ssh_form(u) for u in urls if _local_path(u) is None or _local_path(u) == "")
+    urls = other_urls(argv, known)
+    return urls is None or any(ssh_reach.ssh_form(u) for u in urls if local_path(u) is None or local_path(u) == "")
 
 
 #: git's subcommands (besides ``_SPECS``') that may reach a remote, with the actions that do
@@ -209,7 +209,7 @@ _REACHES: dict[str, frozenset[str] | None] = {
 }
 
 
-def _other_urls(argv: Sequence[str | None], known: Remotes | None) -> list[str] | None:
+def other_urls(argv: Sequence[str | None], known: Remotes | None) -> list[str] | None:
     """The URLs at the other end of the git command ``argv`` (``[]``: a subcommand that reaches
     none; ``None``: one known only when the line runs, or from settings not read)."""
     parsed = read_options(argv[1:], git.GLOBAL)
@@ -300,7 +300,7 @@ def _urls(word: str, known: Remotes) -> list[str]:
     return list(dict.fromkeys(urls + rewritten))
 
 
-def _local_path(url: str) -> str | None:
+def local_path(url: str) -> str | None:
     """The path of a URL git reaches as a local repository (``None``: another host, or a remote
     helper's ``x::…``; ``""``: a form not read here)."""
     if url.startswith("file://"):

@@ -29,14 +29,16 @@ GLOBAL = (*flags("-y|--noninteractive -q|--quiet -v|--verbose --debug --debugger
           *values("-R|--repository --cwd --color --config --encoding --encodingmode --pager"))
 #: What makes a word a URL to hg (``urlutil.url``): a scheme, then ``:``.
 SCHEME = re.compile(r"[a-zA-Z0-9+.\-]+:")
-#: Every command ``hg_folder_writes`` and ``hg_file_writes`` read: a word names the one it is a
-#: unique prefix of among them (a prefix hg finds ambiguous stops hg: counting it costs nothing).
+#: Every command ``hg_folder_writes``, ``hg_file_writes`` and ``hg_moves`` read: a word names the
+#: one it is a unique prefix of among them (a prefix hg finds ambiguous stops hg: counting it
+#: costs nothing).
 WRITING = frozenset({"clone", "share", "init", "archive", "bundle", "cat", "export", "incoming", "serve",
                      "debugdownload", "debuggetbundle", "debugcreatestreamclonebundle", "debug-repair-issue6528",
-                     "debugserve", "purge"})
+                     "debugserve", "purge", "copy", "rename"})
 #: hg's own other names of commands (``hg help``'s "aliases:"), which hg takes before any prefix
 #: (``hg in`` is incoming, not init) and whose prefixes name the command too (``hg cle``: purge).
-ALIASES = {"in": "incoming", "clean": "purge", "up": "update", "checkout": "update", "co": "update"}
+ALIASES = {"in": "incoming", "clean": "purge", "up": "update", "checkout": "update", "co": "update",
+           "cp": "copy", "move": "rename", "mv": "rename"}
 #: hg's global options naming the repository a command works on.
 REPOSITORY = frozenset({"--repository"})
 

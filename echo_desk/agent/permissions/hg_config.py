@@ -13,7 +13,8 @@ share, wherever the share is (proven, hg 6.3).
 
 Every word of every value that holds a ``/`` counts as a path (the engine does not decide
 which settings run programs), and every value of ``[extensions]``; a file that cannot be read
-or parsed names the folder hg runs in, below too.
+or parsed names the folder hg runs in, below too. What a hook's command reads where it runs
+(a word without a ``/``, a Makefile, a module a python hook imports) is ``hg_hooks``' business.
 """
 
 from __future__ import annotations

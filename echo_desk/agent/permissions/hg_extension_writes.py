@@ -8,6 +8,12 @@ every hg command counts as writing anything below that folder (``largefiles.user
 ``$XDG_CACHE_HOME/largefiles``, else ``~/.cache/largefiles``, as ``lfutil._usercachedir`` finds
 it; lfs the same with ``lfs``), for the write rules to judge. A cache folder not known here (a
 relative or ``$`` setting, settings not read) counts as any folder.
+
+But ``hg status`` (``hg st``) with largefiles compares each large file by its hash and wrote
+nothing outside the repository's ``.hg`` (strace of openat, rename, unlink, mkdir, link: clean,
+modified at the same size, deleted, missing from the store, ``--rev``, ``--change``, ``-A``,
+``-S``; hg 6.3.2, scratch home, bash 5.2 and dash 0.5.12, s326): it is not judged as writing the
+largefiles cache. lfs may fetch a file's content to compare it, so it still counts there.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from echo_desk.agent.permissions import hg_aliases, line_environment
+from echo_desk.agent.permissions.hg_commands import command_at
 
 __all__ = ["CACHING", "cache_folders"]
 
@@ -25,6 +32,9 @@ Args = tuple[str | None, ...]
 #: Bundled extensions that keep a cache in the user's home, each named in ``[extensions]`` as
 #: itself or with hg's package before it.
 CACHING = frozenset({"largefiles", "lfs"})
+#: The commands that leave the largefiles cache alone (hg's own names of status, as written:
+#: a prefix may name a command an extension gives).
+_LARGEFILES_READERS = frozenset({"status", "st"})
 
 
 def cache_folders(args: Args, folders: Sequence[Path], home: Path | None, runner: str | None = None) -> list[str | None]:
@@ -36,6 +46,8 @@ def cache_folders(args: Args, folders: Sequence[Path], home: Path | None, runner
         return [None]  # (the settings are not read: any extension may be enabled)
     enabled = {_extension(key) for section, key, value in entries
                if section == "extensions" and not value.startswith("!")} & CACHING
+    if _runs_only(args, folders, home, runner, _LARGEFILES_READERS):
+        enabled.discard("largefiles")
     found: list[str | None] = []
     for name in sorted(enabled):
         configured = [value for section, key, value in entries if section == name and key == "usercache"]
@@ -63,3 +75,14 @@ def _default(name: str, home: Path | None) -> str | None:
     if xdg:
         return os.path.join(xdg, name) if os.path.isabs(xdg) else None
     return None if home is None else str(home / ".cache" / name)
+
+
+def _runs_only(args: Args, folders: Sequence[Path], home: Path | None, runner: str | None,
+               commands: frozenset[str]) -> bool:
+    """Whether every command ``hg`` with ``args`` may run, its aliases followed
+    (``hg_aliases.expansions``), is named by one of the words ``commands``."""
+    at = command_at(("hg", *args))
+    runs = hg_aliases.expansions(args, folders, home, runner)
+    if at is None or at > len(args) or runs is None:
+        return False
+    return all(at - 1 < len(words) and words[at - 1] in commands for words in runs)

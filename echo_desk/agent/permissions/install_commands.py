@@ -5,9 +5,11 @@ gives it: the build folder as written, the variables it sets for the record (mak
 - ``meson install [-C B] [--destdir D]`` (the folder ``--destdir`` names is judged by
   ``meson_modes`` too; meson then leaves the environment's ``DESTDIR`` aside);
 - ``ninja [-C B] install`` and ``make [-C B] install`` (or another install target: cmake's
-  ``install/strip``, automake's ``install-data``…), with no ``-f`` naming another build file;
+  ``install/strip``, automake's ``install-data``…, or ``uninstall``, which deletes below the same
+  folders), with no ``-f`` naming another build file;
 - ``cmake --install B``, ``cmake --build B --target install`` and ``cmake --build B -- install``
-  (the words after ``--`` go to make or ninja, ``DESTDIR=…`` among them).
+  (the words after ``--`` go to make or ninja, ``DESTDIR=…`` among them); ``cmake --install B
+  --component C`` with a ``/`` in C is only known when it runs (its manifest is written there).
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from typing import NamedTuple
 __all__ = ["PREFIX_NAMED", "Step", "install_step"]
 
 #: Targets that install (cmake's ``install/local``, ``install/strip``; automake's
-#: ``install-exec``, ``install-data``, ``install-strip``, ``installdirs``…).
-_INSTALL_TARGET = re.compile(r"install[\w/-]*")
+#: ``install-exec``, ``install-data``, ``install-strip``, ``installdirs``…), or uninstall: they
+#: delete below the same folders (``make uninstall`` on a folder configured for ~/.local deleted
+#: the person's ~/.local/share/d.txt: automake 1.16.5, make 4.3, bash and dash, s330).
+_INSTALL_TARGET = re.compile(r"(?:un)?install[\w/-]*")
 #: ninja's options that take a value (glued, or the next word).
 _NINJA_VALUES = frozenset("Cfjkldtw")
 #: Set (to P) for ``cmake --install --prefix P``: the destinations below the prefix are below P.
@@ -146,6 +150,11 @@ def _cmake_step(words: list[str]) -> Step | None:
         return None
     build, rest = words[1], words[2:]
     if words[0] == "--install":
+        component = _value_of(rest, "--component")
+        if component is not None and "/" in component:
+            # (cmake 3.25 writes the manifest as install_manifest_<C>.txt in the build folder, so
+            # a `/` leads it elsewhere: `--component /../../../../evil` wrote ~/evil.txt, s330)
+            return Step(None, {}, None)
         # (below a prefix it names: judged by cmake_modes; the absolute destinations still count)
         prefix = _value_of(rest, "--prefix")
         return Step(build, {} if prefix is None else {PREFIX_NAMED: prefix}, None)

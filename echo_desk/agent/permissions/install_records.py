@@ -12,9 +12,9 @@ configured for ``~/.local``, each step below created ~/.local/share/d.txt):
   ``install`` target on cmake's build folder: the prefix ``cmake_install.cmake`` sets (what
   ``--install --prefix P`` replaces) and every absolute ``DESTINATION`` there and in the scripts
   it includes from the build folder;
-- ``make install`` on a Makefile configure wrote (autotools): its ``prefix``, ``exec_prefix`` and
-  ``…dir`` variables, as make's own variables on the line (``prefix=~/x``) set them, in it and in
-  the Makefiles of its ``SUBDIRS``.
+- ``make install`` on a Makefile automake generated and configure wrote (autotools): its
+  ``prefix``, ``exec_prefix`` and ``…dir`` variables, as make's own variables on the line
+  (``prefix=~/x``) set them, in it and in the Makefiles of its ``SUBDIRS``.
 
 ``DESTDIR`` (the line's environment; for make a variable on the line too) puts every one of
 them below it, as each of these programs does: ``env DESTDIR=~/x ninja -C b install`` wrote
@@ -37,10 +37,13 @@ module of its own (``meson_records``, ``cmake_records``, ``autotools_records``).
 A project's own install code (cmake's ``install(CODE …)`` and ``install(SCRIPT …)``, meson's
 ``add_install_script``) runs what it says and writes where no record tells: the readers
 understand only what the generators write for the project's files, and anything else makes
-the record unread, so the line asks (s300). What this is not: the recipes of a configure-written
-Makefile beyond its folders run with the project's trust and may write anywhere; a rule naming
-make trusts them there as it trusts the build. A Makefile not written by configure or cmake is
-such code: its install target asks.
+the record unread, so the line asks (s300). So do automake's install hooks and the project's
+other install rules, which automake copies from Makefile.am into the Makefile, and the programs
+its recipes run set to others there (``automake_install``, s330); a Makefile configure wrote from
+a Makefile.in of the project's own, or cmake's install code setting a variable the generator's
+commands take a path from, asks too (s330). A Makefile not written by automake or cmake is
+such code: its install target asks. An ``uninstall`` target deletes below the same folders and
+is judged as the install step (s330).
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ from echo_desk.agent.permissions import (
     file_programs,
     hg_file_writes,
     hg_folder_writes,
+    hg_moves,
     hg_runners,
     line_environment,
     npm_settings_writes,
@@ -785,8 +786,9 @@ def _hg(argv: Argv, program: str) -> Reading:
     only by naming them. hg reads them anywhere on the line before ``--``, and takes no
     abbreviation of them; a word known only when the line runs may be one. The folders hg creates
     and fills (``hg clone``, ``init``, ``share``, ``archive``: ``hg_folder_writes``) and the files
-    its words name (``hg cat -o``, ``bundle``, ``serve --pid-file``…: ``hg_file_writes``) are
-    judged by the write rules. Its commands that run what an option names (``hg bisect -c``,
+    its words name (``hg cat -o``, ``bundle``, ``serve --pid-file``…: ``hg_file_writes``), and
+    where ``hg copy`` and ``hg rename`` put what they copy or move (``hg_moves``) are judged by
+    the write rules. Its commands that run what an option names (``hg bisect -c``,
     ``hg merge --tool``) or code they read (``hg debugshell``): ``hg_runners``."""
     found: list[Flag] = []
     for word in argv[1:]:
@@ -799,9 +801,11 @@ def _hg(argv: Argv, program: str) -> Reading:
         elif _hg_ssh(word):
             found.append(Flag(frozenset({*table.HG_SSH, word}), word, Does.RUNS))
     found += hg_runners.hg_runner_flags(argv)
+    moved = hg_moves.moved(argv)
     # (``hg commit`` without a message runs the editor: judged as the program it is)
-    return Reading(program, flags=tuple(found), inners=hg_editors(argv), written=hg_file_writes.files_written(argv),
-                   written_below=hg_folder_writes.folders_written(argv))
+    return Reading(program, flags=tuple(found), inners=hg_editors(argv),
+                   written=(*hg_file_writes.files_written(argv), *moved.written),
+                   written_below=hg_folder_writes.folders_written(argv), removed=moved.removed, landed=moved.landed)
 
 
 def _hg_ssh(word: str) -> bool:

@@ -14,7 +14,9 @@ out/d``, ``git mv out/d prod``) put ``out/d/x.env`` at ``prod/x.env`` when prod 
 at ``prod/d/x.env`` when it did, beside ``@workspace/prod/*.env`` write-denied, no word naming
 either (strace, coreutils 9.1, git 2.39, bash 5.2 and dash 0.5, s320). ``landings`` gives each
 source with its destination, judged as a folder written anywhere below, which holds both
-readings: whether the destination exists may change within the line.
+readings: whether the destination exists may change within the line. ``cmake -E rename``
+(``cmake_modes``, read as mv) and ``hg copy``/``hg rename`` (``hg_moves``: a copy lands too) give
+theirs through ``Reading.removed`` and ``Reading.landed`` (s326).
 
 Not here: a line's own changes (``line_changes``) take these as paths deleted or moved, not as
 folders a link may be planted below; a folder removed whole plants nothing.

@@ -27,6 +27,7 @@ from echo_desk.agent.permissions import (
     gdb_init,
     gem_config,
     git_config,
+    git_configured_places,
     git_folder_writes,
     git_hooks,
     git_index,
@@ -34,6 +35,7 @@ from echo_desk.agent.permissions import (
     git_repositories,
     hg_commands,
     hg_config,
+    hg_hooks,
     hg_paths,
     install_records,
     javascript_lookups,
@@ -150,7 +152,8 @@ def written_folders(argv: Sequence[str | None], cwds: Sequence[Path], home: Path
     """Folders the command ``argv``, run from any of ``cwds``, creates where its settings say:
     hg's ``[paths]`` (``hg_paths``: ``hg init NAME`` creates the folder the name stands for in
     the settings hg reads outside a repository), for the write rules to judge as those of
-    ``Reading.written_below``; wherever the words npm, pnpm or yarn passes to its script may
+    ``Reading.written_below``; git's (``git_configured_places``: a push to a remote whose URL is
+    a path, ``format.outputDirectory``); wherever the words npm, pnpm or yarn passes to its script may
     name, from each folder the script may run in (``script_words.written``); what a command
     making a project writes in the folder it runs in (``script_words.written_here``); and the
     install folders the build folder of an install step records (``install_records``)."""
@@ -158,7 +161,8 @@ def written_folders(argv: Sequence[str | None], cwds: Sequence[Path], home: Path
         return []
     program = programs.name_of(argv[0]) or ""
     if program != "hg":
-        return _script_writes(program, argv, cwds, home) + install_records.written(argv, cwds)
+        configured = git_configured_places.written(argv, cwds, home) if program == "git" else []
+        return configured + _script_writes(program, argv, cwds, home) + install_records.written(argv, cwds)
     files = hg_config.settings_files(home, (), (), hg_config.system_folders(argv[0], cwds))
     return hg_paths.folders_named(argv, files, home)
 
@@ -970,7 +974,31 @@ def _hg_named(starts: Sequence[Path], roots: Sequence[Path], home: Path | None,
     files = hg_config.settings_files(home, roots, sources, systems)
     if word is None or (word and hg_config.redefined(files, home, word)):
         found.append(ANY_FILE)
+    found += _hg_hooks(files, roots or starts, home)
     return found + [_place(item) for item in hg_config.named(files, [*starts, *roots], home)]
+
+
+def _hg_hooks(files: Sequence[Path], folders: Sequence[Path], home: Path | None) -> list[Place]:
+    """What the hooks of hg's settings ``files`` run from, run in any of ``folders`` (the
+    repositories' top folders, else where hg runs: ``hg_hooks``): each shell hook's command as
+    one of the line's (its settings and code there, every word a file there), the modules python
+    hooks import from the user's site-packages, any file below when a hook is not read (the
+    settings not read at all: ``hg_config.named`` says so)."""
+    read = hg_hooks.hooks(files, home)
+    if read is None:
+        return []
+    found = [Place(f, ("hook",), below=True, suffixes=("",)) for f in folders] if read.unread else []
+    for argv in read.commands:
+        words = tuple(dict.fromkeys(w for w in argv if w and not w.startswith("-") and "/" not in w))
+        found += [Place(f, words) for f in folders] if words else []
+        if programs.name_of(argv[0] or "") != "hg":  # (hg reads these same settings again)
+            found += places(argv, folders, home)
+    if home is not None and read.modules:
+        folder, _ = table.USER_SITE
+        names = tuple(f"{prefix}{m}{suffix}" for m in read.modules for prefix in ("", "hgext_")
+                      for suffix in (".py", "/__init__.py"))
+        found.append(Place(home / folder, names, below=True))
+    return found
 
 
 #: What a share reads from the repository folder its ``.hg/sharedpath`` names: its settings

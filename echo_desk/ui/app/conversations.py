@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from echo_desk.store.conversations import ConversationStore
+from echo_desk.store.conversations import CONVERSATIONS_FILE, ConversationStore
 from echo_desk.store.paths import data_dir
 
-CONVERSATIONS_FILE = "conversations.sqlite3"
+__all__ = ["CONVERSATIONS_FILE", "open_store"]
 
 
 def open_store() -> ConversationStore:

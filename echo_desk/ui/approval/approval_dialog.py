@@ -209,7 +209,9 @@ class ApprovalDialog(QDialog):
         splitter = QSplitter(Qt.Orientation.Vertical)
         top = QWidget()
         top_layout = QVBoxLayout(top)
-        top_layout.setContentsMargins(0, 0, 0, 0)
+        # A row's gap under the last box: with none, the Arguments box's bottom edge met the
+        # splitter's handle and read as hidden under it.
+        top_layout.setContentsMargins(0, 0, 0, self.style().pixelMetric(QStyle.PixelMetric.PM_LayoutVerticalSpacing))
         self.targets_caption = QLabel()
         # As tall as the text (within reason); text that does not fit says how much is below
         # and must be scrolled or expanded to its end before anything can be allowed.

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from echo_desk.agent.permissions import GrantScope, Suggestion, Verdict
 from echo_desk.common.visible_text import visible
-from echo_desk.i18n import N_, _, quoted
+from echo_desk.i18n import N_, _, list_text, quoted
 from echo_desk.ui.core import i18n_qt
 from echo_desk.ui.core.rules_text import plain_tooltip, scope_label
 from echo_desk.ui.widgets.parts_table import PartsTable
@@ -77,12 +77,34 @@ def offered_scope_label(scope: GrantScope, client: str) -> str:
     return _("always, in Echo Desk's chat only (added to permissions.toml)")
 
 
+def falls_short_text(suggestion: Suggestion) -> str:
+    """Why the rule alone will not allow its command next time ('' when it will): the programs
+    the command also runs that the rules do not allow (the editor ``git commit`` starts)."""
+    if not suggestion.also_runs:
+        return ""
+    return _("this command also runs {programs}, which your rules do not allow, so it will ask again").format(
+        programs=list_text(quoted(visible(p, one_line=True)) for p in suggestion.also_runs))
+
+
+def still_asks_text(verdict: Verdict) -> str:
+    """That the line would ask again even with every rule offered ('' when it would not)."""
+    if not verdict.still_asks:
+        return ""
+    return _("Even with the rules offered here, this line will ask again next time: none of them allows {parts}.").format(
+        parts=list_text(quoted(visible(p, one_line=True)) for p in verdict.still_asks))
+
+
 def suggestion_tooltip(suggestion: Suggestion) -> str:
     """The commands the rule was made from, and for a path what else it covers (plain text)."""
     lines = [visible(m, one_line=True) for m in suggestion.examples.match]
     if suggestion.tool in PATH_USE_COVERS:
         lines.insert(0, _(PATH_USE_COVERS[suggestion.tool]))
+    short = falls_short_text(suggestion)
+    if short:
+        lines.append(short)
     return plain_tooltip("\n".join(lines))
+
+
 
 
 class GrantChoices(QWidget):
@@ -118,13 +140,26 @@ class GrantChoices(QWidget):
         layout.addWidget(self.remember_caption)
         self.group = QButtonGroup(self)
         self.radios: list[QRadioButton] = []
-        for i in range(len(verdict.suggestions)):
+        #: Under each choice, why its rule alone will not allow the command ('' and hidden: it will).
+        self.falls_short: list[QLabel] = []
+        for i, suggestion in enumerate(verdict.suggestions):
             radio = QRadioButton()
             self.group.addButton(radio, i)
             self.radios.append(radio)
             layout.addWidget(radio)
+            note = QLabel()
+            note.setWordWrap(True)
+            note.setIndent(radio.style().pixelMetric(radio.style().PixelMetric.PM_ExclusiveIndicatorWidth) * 2)
+            note.setVisible(bool(suggestion.also_runs))
+            self.falls_short.append(note)
+            layout.addWidget(note)
         if self.radios:
             self.radios[0].setChecked(True)
+        #: The line would ask again even with every rule offered (a write no rule allows).
+        self.still_asks = QLabel()
+        self.still_asks.setWordWrap(True)
+        self.still_asks.setVisible(bool(verdict.suggestions and verdict.still_asks))
+        layout.addWidget(self.still_asks)
 
         row = QHBoxLayout()
         self.scope_caption = QLabel()
@@ -192,8 +227,15 @@ class GrantChoices(QWidget):
         self.remember_caption.setText(_("Or allow this and similar calls from now on:"))
         for radio, suggestion in zip(self.radios, self.verdict.suggestions, strict=True):
             radio.setToolTip(suggestion_tooltip(suggestion))
-            radio.setText(plain_button_text(_("Allow {rule}").format(rule=suggestion_text(suggestion))))
-            radio.setAccessibleName(_("Allow {rule}").format(rule=suggestion_text(suggestion)))
+            choice = _("Allow {rule}").format(rule=suggestion_text(suggestion))
+            radio.setText(plain_button_text(choice))
+            short = falls_short_text(suggestion)
+            radio.setAccessibleName(choice)
+            radio.setAccessibleDescription(short)
+        for note, suggestion in zip(self.falls_short, self.verdict.suggestions, strict=True):
+            note.setText(_("Not enough alone: {why}").format(why=falls_short_text(suggestion)) if suggestion.also_runs
+                         else "")
+        self.still_asks.setText(still_asks_text(self.verdict))
         self.scope_caption.setText(_("For how &long:"))
         for i, scope in enumerate(OFFERED_SCOPES):
             self.scope.setItemText(i, offered_scope_label(scope, self.client))

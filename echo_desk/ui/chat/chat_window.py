@@ -9,10 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QComboBox,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -36,6 +35,7 @@ from echo_desk.ui.chat.progress_text import progress_text
 from echo_desk.ui.chat.todo_panel import TodoPanel
 from echo_desk.ui.chat.transcript_view import TranscriptView
 from echo_desk.ui.core import i18n_qt, theme
+from echo_desk.ui.widgets.elided_combo import ElidedComboBox
 from echo_desk.ui.widgets.path_button import PathButton
 
 if TYPE_CHECKING:
@@ -131,6 +131,21 @@ class MainWindow(QMainWindow):
         if not defer_extras:
             self.build_extras()
 
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest:
+            self._keep_room_for_the_panes()
+        return super().event(event)
+
+    def _keep_room_for_the_panes(self) -> None:
+        """Never narrower (or lower) than the panes need: ``SMALLEST`` alone let a larger font or
+        the Chinese labels ask more than 900 px, and Qt then squeezed the top bar's widgets over
+        each other (the model picker reached under "Workspace:")."""
+        layout = self.layout()
+        needed = layout.minimumSize() if layout is not None else QSize()
+        least = QSize(*SMALLEST).expandedTo(needed)
+        if least != self.minimumSize():
+            self.setMinimumSize(least)
+
     def build_extras(self) -> None:
         """What is hidden at the start, in the places kept for it: the attachment tray and its
         flows, the Attach menu, the prompt completer, the retry card and the workspace prompt."""
@@ -160,14 +175,13 @@ class MainWindow(QMainWindow):
         """Model picker, workspace and Settings, above the transcript."""
         bar = QHBoxLayout()
         self.model_label = QLabel()
-        self.model_picker = QComboBox()
-        self.model_picker.setMinimumContentsLength(18)
-        self.model_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.model_picker = ElidedComboBox()  # a long model name ends in "…", not cut at the arrow
+        self.model_picker.setMinimumContentsLength(18)  # and as wide as the longest name, up to:
         self.model_picker.setMaximumWidth(380)
-        # Room for 18 characters, and in a narrow window down to 12: the workspace beside it keeps
-        # its folder's name (``PathButton``).
+        # Room for 18 characters, and in a narrow window down to 9 (the rest elided, all of it in
+        # the tooltip): the workspace beside it keeps its folder's name (``PathButton``).
         self.model_picker.setMinimumWidth(self.model_picker.minimumSizeHint().width()
-                                          - 6 * self.model_picker.fontMetrics().averageCharWidth())
+                                          - 9 * self.model_picker.fontMetrics().averageCharWidth())
         self.model_picker.activated.connect(lambda _i: self.model_chosen.emit(self.model_picker.currentData() or ""))
         self.model_label.setBuddy(self.model_picker)
         self.workspace_label = QLabel()

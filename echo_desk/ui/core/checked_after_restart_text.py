@@ -1,5 +1,5 @@
-"""The words for a sandboxed command's check that Echo Desk made at a start because the process
-that ran the command was closed before it had made it (``store.owed_checks``): the start's
+"""The words for a sandboxed command's (or MCP server's) check that Echo Desk made at a start
+because the process that ran it was closed before it had made it (``store.owed_checks``): the start's
 notice (``ui/app/checked_after_restart_notice``) and the Activity page's detail. No Qt."""
 
 from __future__ import annotations
@@ -39,10 +39,13 @@ def failure_reason(error: str) -> str:
         return _("the check failed ({detail})").format(detail=visible(error, one_line=True))
 
 
-def command_lines(workspace: str, planted: Sequence[Planted], error: str, at: float) -> list[str]:
-    """One command's heading (when it started, where), then every entry with its full path."""
+def command_lines(workspace: str, planted: Sequence[Planted], error: str, at: float, server: str = "") -> list[str]:
+    """One command's heading (when it started, where), then every entry with its full path
+    (``server``: the check was that sandboxed MCP server's, ``workspace`` its folder)."""
     where = visible(workspace, one_line=True)
     when = datetime.datetime.fromtimestamp(at).strftime("%Y-%m-%d %H:%M")
+    if server:
+        return _server_lines(visible(server, one_line=True), workspace, where, when, planted, error)
     if error:
         return [_("The command started on {time} in {folder}: the check could not be made ({why}). Look yourself "
                   "for what it may have left that would run code later (git hooks, .envrc, editor settings).").format(
@@ -52,4 +55,19 @@ def command_lines(workspace: str, planted: Sequence[Planted], error: str, at: fl
             time=when, folder=where)]
     heading = _("The command started on {time} in {folder} had left what would run code later, outside the "
                 "sandbox. It was taken out of the folder:").format(time=when, folder=where)
+    return [heading, *("  " + line for line in put_aside_lines(workspace, planted))]
+
+
+def _server_lines(name: str, workspace: str, where: str, when: str, planted: Sequence[Planted],
+                  error: str) -> list[str]:
+    if error:
+        return [_("The sandboxed MCP server “{server}” started on {time} in {folder}: the check could not be made "
+                  "({why}). Look yourself for what it may have left that would run code later (git hooks, .envrc, "
+                  "editor settings).").format(server=name, time=when, folder=where, why=failure_reason(error))]
+    if not planted:
+        return [_("The sandboxed MCP server “{server}” started on {time} in {folder} had left nothing that would "
+                  "run code later.").format(server=name, time=when, folder=where)]
+    heading = _("The sandboxed MCP server “{server}” started on {time} in {folder} had left what would run code "
+                "later, outside the sandbox. It was taken out of the folder:").format(server=name, time=when,
+                                                                                       folder=where)
     return [heading, *("  " + line for line in put_aside_lines(workspace, planted))]

@@ -316,12 +316,21 @@ class ActivityTab(QWidget):
             arguments = record.get("arguments")
             workspace = arguments.get("workspace") if isinstance(arguments, dict) else ""
             started = arguments.get("started") if isinstance(arguments, dict) else None
+            server = arguments.get("server") if isinstance(arguments, dict) else None
+            if isinstance(server, str) and server:
+                heading = _("Echo Desk was closed while the sandboxed MCP server “{server}” ran, before it had "
+                            "checked what the server left. It checked that at its next start:").format(
+                    server=visible(server, one_line=True))
+            else:
+                server = ""
+                heading = _("Echo Desk was closed before it had checked what call {call} ({tool}) left. It checked "
+                            "that at its next start:").format(call=visible(str(record["call_id"]), one_line=True),
+                                                             tool=visible(str(record["tool"]), one_line=True))
             self.detail.setText("\n".join([
-                _("Echo Desk was closed before it had checked what call {call} ({tool}) left. It checked that at "
-                  "its next start:").format(call=visible(str(record["call_id"]), one_line=True),
-                                           tool=visible(str(record["tool"]), one_line=True)),
+                heading,
                 *command_lines(str(workspace or ""), _planted(record), str(record.get("error") or ""),
-                               float(started) if isinstance(started, (int, float)) else float(record["at"]))]))
+                               float(started) if isinstance(started, (int, float)) else float(record["at"]),
+                               server)]))
             return
         if event is Event.SESSION_HANDED_BACK:
             self.detail.setText(_(
@@ -431,7 +440,7 @@ def _from(record: JsonObject, event: Event | None) -> tuple[str, str]:
     calls: no conversation asked), both when a row has both, else the chat's conversation."""
     client = str(record.get("client") or "")
     names = []
-    if event is Event.SERVER_LEFT:
+    if event is Event.SERVER_LEFT or (event is Event.CHECKED_AFTER_RESTART and _by_a_server(record)):
         server = _server_of(record)
         if server:
             # The name first, as an app's: a narrow column elides the end, not the name.

@@ -92,10 +92,11 @@ def test_a_local_repository_at_the_other_end_counts(setup: Setup, repository: Pa
 
 
 @pytest.mark.parametrize("line", [
-    "git push origin main", "git push", "git fetch", "git fetch origin", "git ls-remote origin",
+    "git fetch", "git fetch origin", "git ls-remote origin",
     "git push git@example.com:x.git main", "git push https://example.com/x.git main",
     # (not ``git push ../remote.git main``: a repository named by its path is written by the push,
-    # and judged by the write rules since s301, ``test_git_file_writes``)
+    # and judged by the write rules since s301, ``test_git_file_writes``; nor ``git push origin
+    # main`` with origin's URL that path, since s325, ``test_git_configured_places``)
 ])
 def test_a_remote_the_agent_may_not_write_leaves_the_rule_in_force(setup: Setup, repository: Path,
                                                                    line: str) -> None:
@@ -107,7 +108,7 @@ def test_a_remote_whose_url_is_a_folder_the_agent_may_write_counts(setup: Setup,
     git_in(repository, "remote", "add", "mirror", "out/mirror.git")
     assert _verdict(setup, "git push mirror main") is not Effect.ALLOW
     git_in(repository, "config", "remote.mirror.url", "../elsewhere.git")
-    assert _verdict(setup, "git push mirror main") is Effect.ALLOW
+    assert _verdict(setup, "git fetch mirror") is Effect.ALLOW  # (a push writes there: s325)
     git_in(repository, "config", "remote.mirror.pushurl", "out/mirror.git")
     assert _verdict(setup, "git push mirror main") is not Effect.ALLOW
 
@@ -125,13 +126,14 @@ def test_a_rewritten_url_counts(setup: Setup, repository: Path) -> None:
 
 def test_the_person_s_receive_hook_makes_that_repository_and_home_count(setup: Setup, repository: Path,
                                                                           tmp_path: Path) -> None:
-    """A hook of the receiving repository is the person's program, as one of their own is."""
+    """A hook of the receiving repository is the person's program, as one of their own is. (Since
+    s325 a push to a remote whose URL is a path is judged as writing that repository too, so it
+    asks outside the write rules whatever its hooks: the fetch is the line left allowed.)"""
     other = tmp_path / "other.git"
     git_in(tmp_path, "init", "-q", "--bare", str(other))
     # (by a remote's name: a path the line names is a folder the push writes, s301)
     git_in(repository, "remote", "add", "other", str(other))
     line = "git push other main"
-    assert _verdict(setup, line, "~/.cache/**") is Effect.ALLOW
     hook = other / "hooks" / "post-receive"
     hook.write_text("#!/bin/sh\nexec ~/.local/bin/notify\n", encoding="utf-8")
     hook.chmod(0o755)

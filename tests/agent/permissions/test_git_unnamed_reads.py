@@ -9,11 +9,12 @@ Only a deny on those files makes them ask: with none, ``git **`` still allows th
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from echo_desk.agent.permissions import Effect
+from echo_desk.agent.permissions import Effect, git_config
 from echo_desk.agent.permissions.git_unnamed_reads import read
 from tests.agent.permissions.git_setup import git_in
 
@@ -240,3 +241,81 @@ def test_the_repository_minus_c_leads_to_has_its_helpers_judged(setup: Setup, re
     line = FILL.replace("git credential", f"git -C {folder} credential")
     assert effect_under(setup, rules, line) is not Effect.ALLOW
     assert effect_under(setup, rules, FILL) is Effect.ALLOW  # (the line's own repository sets none)
+
+
+def test_each_settings_file_is_looked_at_once_a_verdict(setup: Setup, repository: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """s323: a git command is looked at many times in a verdict (its forms, its part, its rule,
+    its helpers, its aliases and hooks), and each time the settings files were looked at again
+    (up to 14 times each for ``git credential fill``): once a verdict now, same answer."""
+    (setup.home / ".secrets").mkdir()
+    (setup.home / ".gitconfig").write_text("[include]\n\tpath = ~/.more\n[alias]\n\tst = status\n", encoding="utf-8")
+    (setup.home / ".more").write_text(_CAT_HELPER, encoding="utf-8")
+    looked: Counter[str] = Counter()
+    parse_file = git_config._parsed
+
+    def counted(path: str, *rest: object) -> object:
+        looked[path] += 1
+        return parse_file.__wrapped__(path, *rest)
+
+    monkeypatch.setattr(git_config, "_parsed", counted)
+    rules = GIT + rule_text("~/.secrets/**", effect="deny", tool="read")
+    for line, allowed in ((FILL, False), ("git config --list", True), ("git st && git log -1", True)):
+        looked.clear()
+        assert (effect_under(setup, rules, line) is Effect.ALLOW) is allowed
+        assert looked[str(setup.home / ".gitconfig")] == 1 and looked[str(setup.home / ".more")] == 1, looked
+
+
+def test_a_settings_file_changed_between_verdicts_is_read_again(setup: Setup, repository: Path) -> None:
+    """What a verdict kept of a settings file is not the next verdict's (s323)."""
+    (setup.home / ".secrets").mkdir()
+    rules = GIT + rule_text("~/.secrets/**", effect="deny", tool="read")
+    (setup.home / ".gitconfig").write_text("[user]\n\tname = a\n", encoding="utf-8")
+    assert effect_under(setup, rules, FILL) is Effect.ALLOW
+    (setup.home / ".gitconfig").write_text(_CAT_HELPER, encoding="utf-8")
+    assert effect_under(setup, rules, FILL) is not Effect.ALLOW
+    (setup.home / ".gitconfig").write_text("[user]\n\tname = a\n", encoding="utf-8")
+    assert effect_under(setup, rules, FILL) is Effect.ALLOW
+
+
+#: The person's settings and password store read-denied, the netrc file not.
+SENT_DENIED = GIT + rule_text("~/.gitconfig", "~/.git-credentials", effect="deny", tool="read")
+
+
+@pytest.mark.parametrize("line", [
+    "git ls-remote http://127.0.0.1:1/x",  # (sent the extraHeader, then the stored password: git 2.39.5)
+    "git fetch http://127.0.0.1:1/x",
+    "git pull http://127.0.0.1:1/x main",
+    "git push http://127.0.0.1:1/x main",
+    "git clone http://127.0.0.1:1/x out/r",
+    "git fetch",  # (the remote's URL is in the settings)
+    "git remote update",
+    "git archive --remote=http://127.0.0.1:1/x HEAD",
+])
+def test_a_command_that_may_reach_a_remote_over_http_sends_the_settings_and_credentials(
+        setup: Setup, repository: Path, line: str) -> None:
+    """s325: ``git ls-remote http://127.0.0.1:PORT/x`` sent ``~/.gitconfig``'s ``http.extraHeader``
+    (``Authorization: Bearer …``) to that loopback server and, after its 401, the password
+    ``credential.helper = store`` read from ``~/.git-credentials`` (git 2.39.5, bash and dash,
+    strace: ``git credential-store get`` opened it): they count as read, as for ``git credential
+    fill``."""
+    assert effect_under(setup, SENT_DENIED, line) is not Effect.ALLOW
+
+
+def test_the_file_a_helper_names_is_sent_too(setup: Setup, repository: Path) -> None:
+    (setup.home / ".secrets").mkdir()
+    (setup.home / ".gitconfig").write_text("[credential]\n\thelper = store --file=~/.secrets/creds\n",
+                                           encoding="utf-8")
+    rules = GIT + rule_text("~/.secrets/**", effect="deny", tool="read")
+    assert effect_under(setup, rules, "git ls-remote http://127.0.0.1:1/x") is not Effect.ALLOW
+    assert effect_under(setup, rules, "git status") is Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", ["git status", "git log --oneline", "git remote -v", "git archive HEAD"])
+def test_a_command_reaching_no_remote_sends_nothing(setup: Setup, repository: Path, line: str) -> None:
+    assert effect_under(setup, SENT_DENIED, line) is Effect.ALLOW
+
+
+def test_without_a_read_deny_a_fetch_stays_allowed(setup: Setup, repository: Path) -> None:
+    (setup.home / ".gitconfig").write_text("[credential]\n\thelper = store\n", encoding="utf-8")
+    assert effect_under(setup, GIT + rule_text("~/.ssh/**", effect="deny", tool="read"), "git fetch") is Effect.ALLOW

@@ -17,6 +17,7 @@ from echo_desk.agent.permissions import Effect, hg_commands
 from echo_desk.agent.permissions.hg_file_writes import _FORMS as FILE_FORMS
 from echo_desk.agent.permissions.hg_file_writes import files_written
 from echo_desk.agent.permissions.hg_folder_writes import _FORMS as FOLDER_FORMS
+from echo_desk.agent.permissions.hg_moves import _FORMS as MOVE_FORMS
 
 from .conftest import Setup
 from .engine_verdicts import effect_of as _verdict
@@ -88,8 +89,8 @@ def test_the_files_each_hg_command_writes(line: tuple[str, ...], written: tuple[
 
 def test_every_writing_command_is_read_by_its_name_and_prefixes() -> None:
     """A word names the command it is a unique prefix of among all writing ones (``hg in`` is
-    incoming, ``hg ini`` init): both tables are in ``WRITING``."""
-    assert hg_commands.WRITING == set(FILE_FORMS) | set(FOLDER_FORMS)
+    incoming, ``hg ini`` init): the three tables are in ``WRITING``."""
+    assert hg_commands.WRITING == set(FILE_FORMS) | set(FOLDER_FORMS) | set(MOVE_FORMS)
     assert hg_commands.command_of("in") == "incoming"
     assert hg_commands.command_of("ini") == "init"
 

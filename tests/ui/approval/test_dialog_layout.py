@@ -140,3 +140,26 @@ def test_at_its_least_size_the_checks_show_several_rows_before_any_scrolling(
     rows, top, bottom, room = qloop.run_until_complete(look())
     assert rows == (1 if kind == "edit" else 3)
     assert 0 <= top and bottom < room
+
+
+@pytest.mark.parametrize("least", [False, True], ids=["first-size", "least-size"])
+def test_the_arguments_box_ends_clear_of_the_splitter_handle(qloop, builtin_runtime, scope, workspace,
+                                                            least: bool) -> None:
+    """The Arguments box (or the note under it) ended on the very pixel row where the handle
+    between it and the diff began: its bottom edge read as hidden under the handle."""
+    async def look() -> tuple[int, int]:
+        dialog, task = await _open(builtin_runtime, scope, _calls(workspace)["edit"])
+        if least:
+            dialog.resize(dialog.minimumSize())
+        await _settled(dialog)
+        handle = dialog.tabs.parentWidget().handle(1)  # the splitter's, above the diff
+        top = dialog.arguments.parentWidget()
+        above = [w for w in (dialog.arguments, dialog.arguments.footer) if w.isVisibleTo(top)]
+        lowest = max(_in_dialog(w, dialog).bottom() for w in above)
+        handle_top = _in_dialog(handle, dialog).top()
+        dialog.deny.click()
+        await within(task)
+        return lowest, handle_top
+
+    lowest, handle_top = qloop.run_until_complete(look())
+    assert handle_top - lowest > 3, (lowest, handle_top)  # a gap of a few pixels, not a shared edge

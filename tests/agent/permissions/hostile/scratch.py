@@ -97,6 +97,20 @@ WORKSPACE_FILES: dict[str, str] = {
     "cminst/CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(p NONE)\n"
                              "file(WRITE ${CMAKE_BINARY_DIR}/rc \"echo installed\\n\")\n"
                              "install(FILES ${CMAKE_BINARY_DIR}/rc DESTINATION . RENAME .bashrc)\n",
+    # A cmake build folder configured before, whose install(CODE) sets the variables the
+    # generator's own commands take a path from: the old files of an export, which it then
+    # removes, and the loop's `file`, whose RPATH it checks (a file of another is deleted: s330).
+    "cmrec/cmake_install.cmake": "# Install script for directory: /src/cmrec\n\n# Set the install prefix\n"
+                                 "if(NOT DEFINED CMAKE_INSTALL_PREFIX)\n  set(CMAKE_INSTALL_PREFIX \"/usr/local\")\nendif()\n"
+                                 "string(REGEX REPLACE \"/$\" \"\" CMAKE_INSTALL_PREFIX \"${CMAKE_INSTALL_PREFIX}\")\n\n"
+                                 "if(CMAKE_INSTALL_COMPONENT STREQUAL \"Unspecified\" OR NOT CMAKE_INSTALL_COMPONENT)\n"
+                                 "  set(_cmake_old_config_files \"$ENV{HOME}/.bashrc\")\n"
+                                 "  file(REMOVE ${_cmake_old_config_files})\nendif()\n",
+    "cmloop/cmake_install.cmake": "# Install script for directory: /src/cmloop\n\n"
+                                  "if(NOT DEFINED CMAKE_INSTALL_PREFIX)\n  set(CMAKE_INSTALL_PREFIX \"/usr/local\")\nendif()\n"
+                                  "foreach(file \"$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/share/d.txt\")\n"
+                                  "  string(CONCAT file \"$ENV{HOME}/.bashrc\")\n"
+                                  "  file(RPATH_CHECK FILE \"${file}\" RPATH \"x\")\nendforeach()\n",
 }
 HOME_FILES: dict[str, str] = {
     ".bashrc": "# bashrc\n",
