@@ -496,7 +496,7 @@ class _Judge:
         """What no floor, deny or ask rule decided: only an allow rule, a grant or allow-in-sandbox."""
         if command.opaque is not None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=command.opaque.value))
-        reading = self._read_with_settings(tuple(w.value for w in command.argv))
+        reading = self.read_with_settings(tuple(w.value for w in command.argv))
         if reading.never is not None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=reading.never.value), reading.never)
         if command.directory_change is not None and self.cd_outside:
@@ -721,7 +721,7 @@ class _Judge:
 
     def _covered_here(self, argv: tuple[Word, ...], *, sandbox: bool, depth: int) -> Compiled | None:
         values = tuple(w.value for w in argv)
-        reading = self._read_with_settings(values)
+        reading = self.read_with_settings(values)
         if reading.never is not None or reading.unreadable or self._fed_commands(reading, depth):
             return None
         matched = reading.matched or values
@@ -754,7 +754,7 @@ class _Judge:
             return None
         return rule
 
-    def _read_with_settings(self, values: tuple[str | None, ...]) -> Reading:
+    def read_with_settings(self, values: tuple[str | None, ...]) -> Reading:
         """``programs.read``, with what the program's settings where it runs make of its words:
         an hg command an extension may give is a flag a rule covers only by naming it
         (``hg_extensions``), one enabled that wraps hg's own commands writes its cache
@@ -1853,7 +1853,8 @@ def _suggestions(analysis: Analysis, undecided: list[Command], judge: _Judge) ->
         while words:
             values = tuple(w.value for w in words)
             program = values[0]
-            reading = programs.read(values)
+            # (with the editor git's or hg's settings name: what the rule must say it also runs, s324)
+            reading = judge.read_with_settings(values)
             if program is None or not _plain(program) or reading.never is not None:
                 break
             # (`git -C src status` is `git status` where it works: `git status **` covers it)
@@ -1886,7 +1887,7 @@ def _suggest_named_environment(command: Command, judge: _Judge, seen: set[str], 
     named = " ".join(w.value or "" for w in command.environment)
     pattern = f"{named} {_narrow_pattern(program, tuple(w.value for w in inner))}"
     values = tuple(w.value for w in command.argv)
-    also = judge.would_cover(pattern, command.argv, programs.read(values)) if pattern not in seen else None
+    also = judge.would_cover(pattern, command.argv, judge.read_with_settings(values)) if pattern not in seen else None
     if also is not None:
         seen.add(pattern)
         out.append(Suggestion(tool="shell", pattern=pattern, label=command.text, examples=Examples(match=(command.text,)),
