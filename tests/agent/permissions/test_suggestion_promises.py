@@ -14,6 +14,7 @@ from echo_desk.agent.permissions import Effect
 
 from .conftest import HERE, Setup
 from .engine_verdicts import effect_under, rule_text, verdict_under, writes_allowed
+from .test_editor_settings import install_nano
 from .test_editor_starts import MESSAGE_GIVEN, STARTS_AN_EDITOR
 
 #: Lines that start the editor and that no rule asks for an option of (the rule offered covers
@@ -49,9 +50,11 @@ def test_the_rule_offered_for_a_command_that_starts_the_editor_names_the_editor(
 
 @pytest.mark.parametrize("line", ["git commit", "git commit --amend", "git notes add", "hg commit"])
 def test_with_a_rule_for_the_editor_named_the_rule_offered_allows_the_line(
-        setup: Setup, monkeypatch: pytest.MonkeyPatch, line: str) -> None:
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory, line: str) -> None:
     _repository(setup)
     monkeypatch.setenv("EDITOR", "nano")
+    monkeypatch.setenv("TERM", "xterm")
+    install_nano(tmp_path_factory, monkeypatch)  # (Debian's hg runs sensible-editor: nano when there is one, s324)
     [suggestion] = verdict_under(setup, "", line).suggestions
     assert suggestion.also_runs == ("nano",) and suggestion.pattern is not None
     assert effect_under(setup, rule_text(suggestion.pattern), line) is not Effect.ALLOW
@@ -159,3 +162,12 @@ def test_a_wrappers_rule_and_its_programs_each_name_the_other_they_need(
 def test_the_rules_of_a_lines_several_commands_need_nothing_beside_them(setup: Setup, line: str) -> None:
     _repository(setup)
     assert all(s.needs == () for s in verdict_under(setup, "", line).suggestions)
+
+
+def test_the_editor_the_settings_name_is_said_by_the_rule_offered(setup: Setup) -> None:
+    """s324: git runs ``core.editor`` from the person's settings; the rule offered for ``git
+    commit`` says that program too (it was offered as if the defaults ran, s329)."""
+    _repository(setup)
+    (setup.home / ".gitconfig").write_text("[core]\n\teditor = emacs\n", encoding="utf-8")
+    [suggestion] = verdict_under(setup, "", "git commit").suggestions
+    assert "emacs" in suggestion.also_runs, suggestion
