@@ -28,8 +28,10 @@ from typing import Protocol
 
 from echo_desk.agent.permissions import (
     default_folders,
+    editor_settings,
     floor,
     folder_moves,
+    git_config,
     git_configured_places,
     git_foreach,
     git_reading,
@@ -124,7 +126,7 @@ def shell_verdict(subject: Subject, rules: Rules, where: floor.Where, *, suggest
                   grammar: Grammar | None = None) -> Verdict:
     """The rules' verdict for running ``subject.command`` with the shell of this machine, in
     the environment ``run_command`` gives it (``line_environment``)."""
-    with line_environment.inheriting():
+    with line_environment.inheriting(), git_config.reading_once():
         return _shell_verdict(subject, rules, where, suggest=suggest, grammar=grammar)
 
 
@@ -161,10 +163,7 @@ def _kept_promises(subject: Subject, rules: Rules, where: floor.Where, grammar: 
     the dialog would promise the next call allowed and it would ask again. Also the parts of
     the line that would still ask with them all and that no kept suggestion explains
     (``Verdict.still_asks``)."""
-    tried = [Compiled(tool="shell", family=Family.SHELL, matcher=compile_tokens(s.pattern or ""),
-                      rule=Rule(effect=Effect.ALLOW, tool="shell", family=Family.SHELL, pattern=s.pattern or "",
-                                reason="", examples=Examples(), source=RuleSource(layer=Layer.GRANT)))
-             for s in suggestions]
+    tried = [_tried_rule(s) for s in suggestions]
     trial = _shell_verdict(subject, rules.trying(tried), where, suggest=False, grammar=grammar)
     allowed = {p.text for p in trial.parts if p.kind is PartKind.COMMAND and p.effect is Effect.ALLOW}
     also: dict[str, tuple[str, ...]] = {}  # (a wrapper's command: what any of its rules leaves)
@@ -179,7 +178,36 @@ def _kept_promises(subject: Subject, rules: Rules, where: floor.Where, grammar: 
     told = {s.label for s in kept if s.also_runs}
     still = () if trial.effect is Effect.ALLOW else tuple(dict.fromkeys(
         p.text for p in trial.parts if p.effect is not Effect.ALLOW and p.text not in told))
-    return kept, still
+    return _with_partners(subject, rules, where, grammar, kept, allowed), still
+
+
+def _with_partners(subject: Subject, rules: Rules, where: floor.Where, grammar: Grammar | None,
+                   kept: tuple[Suggestion, ...], allowed: set[str]) -> tuple[Suggestion, ...]:
+    """Each kept rule of a command offered several (a wrapper's ``nice **`` and ``make test **``
+    for ``nice -n 5 make test``) names the others when, tried alone, it leaves its command
+    asking (``Suggestion.needs``): the dialog says so rather than offer the wrapper's rule as if
+    it allowed the command. One more verdict per such rule."""
+    by_command: dict[str, list[Suggestion]] = {}
+    for s in kept:
+        by_command.setdefault(s.label, []).append(s)
+    out = []
+    for s in kept:
+        others = tuple(o.pattern for o in by_command[s.label] if o is not s and o.pattern is not None)
+        if others and s.label in allowed:
+            alone = _shell_verdict(subject, rules.trying([_tried_rule(s)]), where, suggest=False, grammar=grammar)
+            if not any(p.kind is PartKind.COMMAND and p.text == s.label and p.effect is Effect.ALLOW
+                       for p in alone.parts):
+                s = replace(s, needs=others)
+        out.append(s)
+    return tuple(out)
+
+
+def _tried_rule(suggestion: Suggestion) -> Compiled:
+    """The allow rule ``suggestion`` would add, as the engine holds one (to try it)."""
+    pattern = suggestion.pattern or ""
+    return Compiled(tool="shell", family=Family.SHELL, matcher=compile_tokens(pattern),
+                    rule=Rule(effect=Effect.ALLOW, tool="shell", family=Family.SHELL, pattern=pattern,
+                              reason="", examples=Examples(), source=RuleSource(layer=Layer.GRANT)))
 
 
 def covers_line(item: Compiled, line: str, where: floor.Where) -> bool:
@@ -268,6 +296,8 @@ class _Judge:
         #: of the same PATH (a realpath per folder each time was half of a verdict's time).
         self._path_found: dict[tuple[Hashable, ...], list[Path] | None] = {}
         self._real_folders: dict[str, str] = {}
+        #: What git's settings files give a git command reading them, once a verdict.
+        self._git_reads = git_unnamed_reads.OncePerVerdict(where.home)
         self.analysis = analysis
         #: The git commands of the line that may change the index (``index_changes``).
         self._index_changers: list[tuple[str | None, ...]] | None = None
@@ -313,9 +343,8 @@ class _Judge:
         if reading.values and values[0] is not None and programs.base(values[0]) == "git":
             # (the files git's settings include are read, and printed by `git config --list`, too;
             # so is the file a credential helper they set names)
-            home = self.where.home
-            reading = replace(reading, values=(*reading.values, *git_unnamed_reads.included(reading.values, home),
-                                               *git_unnamed_reads.helper_files(reading.values, home, self.cwds)))
+            reading = replace(reading, values=(*reading.values, *self._git_reads.included(reading.values),
+                                               *self._git_reads.helper_files(reading.values, self.cwds)))
         found.argvs.append(values)
         if values[0] is not None and "/" in values[0]:
             found.argvs.append((programs.base(values[0]), *values[1:]))
@@ -493,7 +522,7 @@ class _Judge:
         """What no floor, deny or ask rule decided: only an allow rule, a grant or allow-in-sandbox."""
         if command.opaque is not None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=command.opaque.value))
-        reading = self._read_with_settings(tuple(w.value for w in command.argv))
+        reading = self.read_with_settings(tuple(w.value for w in command.argv))
         if reading.never is not None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=reading.never.value), reading.never)
         if command.directory_change is not None and self.cd_outside:
@@ -718,7 +747,7 @@ class _Judge:
 
     def _covered_here(self, argv: tuple[Word, ...], *, sandbox: bool, depth: int) -> Compiled | None:
         values = tuple(w.value for w in argv)
-        reading = self._read_with_settings(values)
+        reading = self.read_with_settings(values)
         if reading.never is not None or reading.unreadable or self._fed_commands(reading, depth):
             return None
         matched = reading.matched or values
@@ -751,13 +780,17 @@ class _Judge:
             return None
         return rule
 
-    def _read_with_settings(self, values: tuple[str | None, ...]) -> Reading:
+    def read_with_settings(self, values: tuple[str | None, ...]) -> Reading:
         """``programs.read``, with what the program's settings where it runs make of its words:
         an hg command an extension may give is a flag a rule covers only by naming it
         (``hg_extensions``), one enabled that wraps hg's own commands writes its cache
-        (``hg_extension_writes``), and one the engine has not audited asks (``hg_unaudited``)."""
+        (``hg_extension_writes``), and one the engine has not audited asks (``hg_unaudited``); the
+        editor git's or hg's settings name, where it starts one (``editor_settings``)."""
         reading = programs.read(values)
-        if values and values[0] is not None and programs.base(values[0]) == "hg":
+        program = programs.base(values[0]) if values and values[0] is not None else None
+        if program is not None and program in ("git", "hg"):
+            reading = editor_settings.with_set_editors(reading, values, program, self.cwds, self.where.home)
+        if program == "hg":
             foreign = [*hg_extensions.foreign_flags(values, self.cwds, self.where.home),
                        *hg_unaudited.unaudited_flags(values, self.cwds, self.where.home)]
             if foreign:
@@ -1083,7 +1116,8 @@ class _Judge:
             return self._path_found[run_key], []
         folders_key = ("folders", *at)
         if folders_key not in self._path_found:
-            self._path_found[folders_key] = path_search.path_folders(word, self.cwds, self.where.home)
+            self._path_found[folders_key] = path_search.path_folders(word, self.cwds, self.where.home,
+                                                                      self._real_folders)
         return self._path_found[run_key], self._path_found[folders_key]
 
     def index_changes(self, values: tuple[str | None, ...]) -> bool:
@@ -1160,6 +1194,7 @@ class _Judge:
         trial = _Judge(rules, self.where, Analysis(line=""))
         trial.cwds, trial.cwd_known = self.cwds, self.cwd_known
         trial._path_found, trial._real_folders = self._path_found, self._real_folders  # (no rule changes PATH)
+        trial._git_reads = self._git_reads  # (nor git's settings)
         return trial
 
     def line_programs_uncovered(self, inner: programs.Inner) -> list[str] | None:
@@ -1288,14 +1323,13 @@ class _Judge:
         the same, and may run a helper or include a file it names)."""
         if not reading.values or not words or programs.base(words[0].value or "") != "git":
             return reading, None
-        home = self.where.home
-        if self.read_denies and git_unnamed_reads.settings_unread(reading.values, home, self.cwds):
+        if self.read_denies and self._git_reads.settings_unread(reading.values, self.cwds):
             return reading, provenance_of(self.read_denies[0])
         # (a fetch from a remote whose URL is a path reads that repository: s325)
-        ends = git_configured_places.read(tuple(w.value for w in words), self.cwds, home)
+        ends = git_configured_places.read(tuple(w.value for w in words), self.cwds, self.where.home)
         if ends is None and self.read_denies:
             return reading, provenance_of(self.read_denies[0])
-        more = [v for v in (*git_unnamed_reads.helper_files(reading.values, home, self.cwds), *(ends or ()))
+        more = [v for v in (*self._git_reads.helper_files(reading.values, self.cwds), *(ends or ()))
                 if v not in reading.values]
         return (replace(reading, values=(*reading.values, *more)) if more else reading), None
 
@@ -1845,7 +1879,8 @@ def _suggestions(analysis: Analysis, undecided: list[Command], judge: _Judge) ->
         while words:
             values = tuple(w.value for w in words)
             program = values[0]
-            reading = programs.read(values)
+            # (with the editor git's or hg's settings name: what the rule must say it also runs, s324)
+            reading = judge.read_with_settings(values)
             if program is None or not _plain(program) or reading.never is not None:
                 break
             # (`git -C src status` is `git status` where it works: `git status **` covers it)
@@ -1878,7 +1913,7 @@ def _suggest_named_environment(command: Command, judge: _Judge, seen: set[str], 
     named = " ".join(w.value or "" for w in command.environment)
     pattern = f"{named} {_narrow_pattern(program, tuple(w.value for w in inner))}"
     values = tuple(w.value for w in command.argv)
-    also = judge.would_cover(pattern, command.argv, programs.read(values)) if pattern not in seen else None
+    also = judge.would_cover(pattern, command.argv, judge.read_with_settings(values)) if pattern not in seen else None
     if also is not None:
         seen.add(pattern)
         out.append(Suggestion(tool="shell", pattern=pattern, label=command.text, examples=Examples(match=(command.text,)),

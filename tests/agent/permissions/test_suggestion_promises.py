@@ -14,6 +14,7 @@ from echo_desk.agent.permissions import Effect
 
 from .conftest import HERE, Setup
 from .engine_verdicts import effect_under, rule_text, verdict_under, writes_allowed
+from .test_editor_settings import install_nano
 from .test_editor_starts import MESSAGE_GIVEN, STARTS_AN_EDITOR
 
 #: Lines that start the editor and that no rule asks for an option of (the rule offered covers
@@ -49,9 +50,11 @@ def test_the_rule_offered_for_a_command_that_starts_the_editor_names_the_editor(
 
 @pytest.mark.parametrize("line", ["git commit", "git commit --amend", "git notes add", "hg commit"])
 def test_with_a_rule_for_the_editor_named_the_rule_offered_allows_the_line(
-        setup: Setup, monkeypatch: pytest.MonkeyPatch, line: str) -> None:
+        setup: Setup, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory, line: str) -> None:
     _repository(setup)
     monkeypatch.setenv("EDITOR", "nano")
+    monkeypatch.setenv("TERM", "xterm")
+    install_nano(tmp_path_factory, monkeypatch)  # (Debian's hg runs sensible-editor: nano when there is one, s324)
     [suggestion] = verdict_under(setup, "", line).suggestions
     assert suggestion.also_runs == ("nano",) and suggestion.pattern is not None
     assert effect_under(setup, rule_text(suggestion.pattern), line) is not Effect.ALLOW
@@ -133,3 +136,38 @@ def test_every_rule_offered_for_the_everyday_lines_keeps_its_promise(setup: Setu
             broken.append(f"{line!r}: every rule offered {'allows' if allowed else 'does not allow'} it, "
                           f"still_asks={verdict.still_asks!r}")
     assert not broken, "\n".join(broken)
+
+
+@pytest.mark.parametrize(("line", "wrapper", "program"), [
+    ("nice -n 5 make test", "nice **", "make test **"),
+    ("timeout 5 make test", "timeout **", "make test **"),
+    ("npx tsc", "npx **", "tsc **"),
+])
+def test_a_wrappers_rule_and_its_programs_each_name_the_other_they_need(
+        setup: Setup, line: str, wrapper: str, program: str) -> None:
+    """(s337) Tried alone, neither allows the command: each says it needs the other offered beside
+    it (``Suggestion.needs``), and so it is: each alone leaves the line asking, both allow it."""
+    (setup.workspace / "Makefile").write_text("test:\n\ttrue\n", encoding="utf-8")
+    verdict = verdict_under(setup, "", line)
+    assert [(s.pattern, s.needs) for s in verdict.suggestions] == [(wrapper, (program,)), (program, (wrapper,))]
+    assert effect_under(setup, rule_text(wrapper), line) is not Effect.ALLOW
+    assert effect_under(setup, rule_text(program), line) is not Effect.ALLOW
+    assert effect_under(setup, rule_text(wrapper, program), line) is Effect.ALLOW
+    # With the wrapper's rule in force, its program's rule is offered alone, and is enough.
+    [alone] = verdict_under(setup, rule_text(wrapper), line).suggestions
+    assert (alone.pattern, alone.needs) == (program, ())
+
+
+@pytest.mark.parametrize("line", ["ls | wc -l", "git status && git log", "git commit && git push"])
+def test_the_rules_of_a_lines_several_commands_need_nothing_beside_them(setup: Setup, line: str) -> None:
+    _repository(setup)
+    assert all(s.needs == () for s in verdict_under(setup, "", line).suggestions)
+
+
+def test_the_editor_the_settings_name_is_said_by_the_rule_offered(setup: Setup) -> None:
+    """s324: git runs ``core.editor`` from the person's settings; the rule offered for ``git
+    commit`` says that program too (it was offered as if the defaults ran, s329)."""
+    _repository(setup)
+    (setup.home / ".gitconfig").write_text("[core]\n\teditor = emacs\n", encoding="utf-8")
+    [suggestion] = verdict_under(setup, "", "git commit").suggestions
+    assert "emacs" in suggestion.also_runs, suggestion
