@@ -152,6 +152,7 @@ class Dispatcher:
                 read_only=scope.read_only,
                 hidden=dict(scope.hidden),
                 host=host,
+                held_by=scope.delegate_calls,
                 scope=scope,
             )
             call = Call(record, entry, risk, params, ctx, host, on_status, self)

@@ -284,7 +284,7 @@ class ServerConnection:
                     stack.push_async_callback(network.close)
                 self.started_with = self._sandbox_settings() if self._sandbox_settings else None
                 if self._owed is not None and cfg.cwd:
-                    await asyncio.to_thread(self._owed.make_earlier)  # before its snapshot is taken
+                    await asyncio.to_thread(self._owed.before_snapshot, cfg.name)  # before its snapshot is taken
                 started = contained(cfg, env, network.path if network is not None else None, self.started_with)
                 command, args, env = started.command, started.args, started.env
                 self._contained = started if started.checked else None

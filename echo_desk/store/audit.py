@@ -367,11 +367,12 @@ def server_left(server: str, source: str, folder: str, planted: Sequence[Planted
 
 def checked_after_restart(*, conversation_id: str, call_id: str, tool: str, workspace: str, started: float,
                           planted: Sequence[Planted], error: str, at: float, server: str = "",
-                          source: str = "builtin") -> AuditRecord:
+                          source: str = "builtin", client: str = "") -> AuditRecord:
     """The record of a command's check made at a start (``at``), which the process that ran the
     command (from ``started``) owed; ``error``: why it could not be made (``sandbox.owed_failure.OwedFailure``).
     ``server``: the check was a sandboxed MCP server's (``source`` its tools' source; ``tool`` its
-    name, no call), kept in ``arguments["server"]``."""
+    name, no call), kept in ``arguments["server"]``; ``client``: the connected app whose gateway
+    engine started it (as ``server_left`` names it)."""
     arguments: dict[str, Any] = {"workspace": workspace, "started": started}
     if server:
         arguments["server"] = server
@@ -379,7 +380,7 @@ def checked_after_restart(*, conversation_id: str, call_id: str, tool: str, work
                        source=source, arguments=arguments, decision="",
                        provenance="",
                        ok=not error, error_kind="check_failed" if error else None, error=error, duration_ms=0.0,
-                       event=Event.CHECKED_AFTER_RESTART, planted=tuple(planted), planted_in=workspace)
+                       client=client, event=Event.CHECKED_AFTER_RESTART, planted=tuple(planted), planted_in=workspace)
 
 
 class AuditLog:

@@ -426,7 +426,7 @@ def _owe_check(store: OwedChecksStore | None, launch: sandbox.Launch, ctx: ToolE
         return None
     try:
         return store.owe(conversation_id=ctx.conversation_id, call_id=ctx.call_id, tool=ctx.tool_name,
-                         workspace=str(launch.guards[0].workspace),
+                         held_by=ctx.held_by, workspace=str(launch.guards[0].workspace),
                          snapshot=sandbox_owed.owed(launch.guards, launch.placeholders))
     except Exception:  # (sqlite3.Error, OSError, a snapshot that does not pickle: never the command's fault)
         log.exception("the check of a sandboxed command could not be kept as owed; it is made when the command ends")

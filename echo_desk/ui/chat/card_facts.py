@@ -133,6 +133,8 @@ class SubResult:
     error: str = ""
     #: Its sandbox's facts (what it planted, a check still to come), as its own card has them.
     sandbox: SandboxFacts | None = None
+    #: A ``delegate`` call's: the transcript of the sub-agent it started (a sub-agent's sub-agent).
+    subtranscript: SubTranscript | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -176,9 +178,16 @@ class SubTranscript:
 
     @property
     def sandboxes(self) -> tuple[SandboxFacts, ...]:
-        """The sandbox facts of the sub-agent's calls that have them, in order."""
-        return tuple(s.result.sandbox for s in self.steps
-                     if isinstance(s, SubCall) and s.result is not None and s.result.sandbox is not None)
+        """The sandbox facts of the sub-agent's calls that have them, in order, those of the
+        sub-agents it started (nested in their steps) with them."""
+        found: list[SandboxFacts] = []
+        for step in self.steps:
+            if isinstance(step, SubCall) and step.result is not None:
+                if step.result.sandbox is not None:
+                    found.append(step.result.sandbox)
+                if step.result.subtranscript is not None:
+                    found += step.result.subtranscript.sandboxes
+        return tuple(found)
 
     @property
     def planted_count(self) -> int:

@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from echo_desk.agent.envelope import DENIED_KEY, ERROR_FOR_PERSON_KEY, UNDO_NOT_RECORDED_KEY
+from echo_desk.agent.subagents import MAX_DEPTH
 from echo_desk.i18n import deferred_from_json
 from echo_desk.store.not_saved import cause_text
 from echo_desk.tools.planted import planted_of as planted_of
@@ -126,9 +127,11 @@ def _file_change(entry: object) -> FileChange | None:
     return FileChange(path=path, kind=known, before_sha256=before, after_sha256=after, diff=diff, truncated=truncated)
 
 
-def subtranscript_of(value: object) -> tuple[SubTranscript, tuple[Unreadable, ...]]:
+def subtranscript_of(value: object, depth: int = 0) -> tuple[SubTranscript, tuple[Unreadable, ...]]:
     """A sub-agent transcript as ``DelegateTool`` writes it: ``{"call", "arguments", "id"}`` per
-    call, ``{"result", "envelope"}`` when it returned, ``{"assistant"}`` for its own words."""
+    call, ``{"result", "envelope"}`` when it returned (a ``delegate`` call's also with the
+    ``"transcript"`` of the sub-agent it started, read here in turn: ``depth`` is how far down
+    this one is), ``{"assistant"}`` for its own words."""
     if value is None:
         return SubTranscript(), ()
     if not isinstance(value, list):
@@ -149,6 +152,13 @@ def subtranscript_of(value: object) -> tuple[SubTranscript, tuple[Unreadable, ..
                 if facts is None:
                     bad.append(Unreadable.of(Part.SANDBOX, entry["sandbox"]))
                 result = replace(result, sandbox=facts)
+            if result is not None and "transcript" in entry:  # (a sub-agent's sub-agent)
+                if depth + 1 >= MAX_DEPTH:  # deeper than Echo Desk lets sub-agents nest: not its own
+                    bad.append(Unreadable.of(Part.SUB_TRANSCRIPT, entry["transcript"]))
+                else:
+                    nested, bad_nested = subtranscript_of(entry["transcript"], depth + 1)
+                    bad += bad_nested
+                    result = replace(result, subtranscript=nested)
             if result is None:
                 bad.append(Unreadable.of(Part.SUB_TRANSCRIPT, entry))
             elif index is not None and isinstance(found := steps[index], SubCall):
