@@ -52,6 +52,7 @@ from echo_desk.agent.permissions import (
     programs,
     settings_commands,
     settings_files,
+    suggested_variables,
 )
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.below_reach import reaches_below
@@ -1898,26 +1899,58 @@ def _suggestions(analysis: Analysis, undecided: list[Command], judge: _Judge) ->
             argv_inners = [i for i in reading.inners if i.line is None]
             if len(argv_inners) != 1 or reading.inners != tuple(argv_inners):
                 break
+            # (`env FOO=1 make test`, `env -i …`, `env -C dir …`: `env **` does not name what env
+            # is given, so one rule names it with the program's narrow pattern, s342)
+            if found is None and programs.base(program) == "env" and _suggest_env_as_written(
+                    command, words, argv_inners[0], judge, seen, out):
+                break
             words = _inner_words(words, argv_inners[0])
     return tuple(out)
 
 
 def _suggest_named_environment(command: Command, judge: _Judge, seen: set[str], out: list[Suggestion]) -> None:
     """The rule for a command whose ``NAME=value`` prefixes a rule must name: the prefixes as
-    written, then its program's narrow pattern (``NODE_OPTIONS=--trace-warnings npm test **``);
-    none where that would not allow it. A rule for the program alone would not."""
-    inner = command.argv[len(command.environment) + 1:]
-    program = inner[0].value if inner else None
-    if program is None or not _plain(program):
+    written, then its program's narrow pattern (``RAILS_ENV=test rake test **``); none where that
+    would not allow it, nor for a variable that names code, a program or settings (``PATH=bin``:
+    ``suggested_variables``). A rule for the program alone would not."""
+    variables = [w.value.partition("=") for w in command.environment if w.value is not None]
+    if len(variables) != len(command.environment) or not all(
+            suggested_variables.may_name(name, value) for name, _, value in variables):
         return
     named = " ".join(w.value or "" for w in command.environment)
+    _suggest_naming(command, command.argv, named, command.argv[len(command.environment) + 1:], judge, seen, out)
+
+
+def _suggest_env_as_written(command: Command, words: tuple[Word, ...], inner: programs.Inner, judge: _Judge,
+                            seen: set[str], out: list[Suggestion]) -> bool:
+    """The rule for ``env``'s command whose options or assignments a rule must name (``env -i``,
+    ``env -C dir``, ``env FOO=1``): env's words as written, then its program's narrow pattern
+    (``env -i make test **``), as for a command's ``NAME=value`` prefixes; none for a variable
+    ``suggested_variables`` refuses, set or unset. Whether one was offered."""
+    given = words[1:inner.start]
+    if any(w.value is None or not _plain(w.value) for w in given) or not all(
+            suggested_variables.may_name(name, value) for name, value in inner.environment):
+        return False
+    named = " ".join(w.value or "" for w in (words[0], *given))
+    return _suggest_naming(command, words, named, _inner_words(words, inner), judge, seen, out)
+
+
+def _suggest_naming(command: Command, words: tuple[Word, ...], named: str, inner: tuple[Word, ...], judge: _Judge,
+                    seen: set[str], out: list[Suggestion]) -> bool:
+    """Offer ``named`` followed by the narrow pattern of the program ``inner`` runs, for
+    ``words`` (the command, or what a wrapper of it runs), where it would allow them."""
+    program = inner[0].value if inner else None
+    if program is None or not _plain(program):
+        return False
     pattern = f"{named} {_narrow_pattern(program, tuple(w.value for w in inner))}"
-    values = tuple(w.value for w in command.argv)
-    also = judge.would_cover(pattern, command.argv, judge.read_with_settings(values)) if pattern not in seen else None
-    if also is not None:
-        seen.add(pattern)
-        out.append(Suggestion(tool="shell", pattern=pattern, label=command.text, examples=Examples(match=(command.text,)),
-                              also_runs=also))
+    values = tuple(w.value for w in words)
+    also = judge.would_cover(pattern, words, judge.read_with_settings(values)) if pattern not in seen else None
+    if also is None:
+        return False
+    seen.add(pattern)
+    out.append(Suggestion(tool="shell", pattern=pattern, label=command.text,
+                          examples=Examples(match=(command.text,) if words is command.argv else ()), also_runs=also))
+    return True
 
 
 def _narrow_pattern(program: str, values: tuple[str | None, ...]) -> str:
