@@ -100,6 +100,31 @@ def verdict_figures(base: Path) -> None:
           f"(ratio {statistics.median(with_rules) / statistics.median(no_rules):.2f})")
 
 
+def git_settings_figures(base: Path) -> None:
+    """Verdict CPU time for git commands that read the person's git settings: ``git credential
+    fill`` (the settings, what they include, the credential helpers they set) and an ordinary
+    pair, with a ``~/.gitconfig`` that includes another file and sets a helper."""
+    home = base / "git-home"
+    config = home / ".config" / "echo-desk"
+    config.mkdir(parents=True)
+    (home / ".gitconfig").write_text("[include]\n\tpath = ~/.gitconfig-more\n[alias]\n\tst = status\n")
+    (home / ".gitconfig-more").write_text("[credential]\n\thelper = store --file=~/.git-credentials\n")
+    rules = [("allow", "shell", "git **"), ("allow", "shell", "printf **"), ("deny", "read", "~/.secrets/**")]
+    (config / "permissions.toml").write_text("".join(f'[[rule]]\neffect = "{e}"\ntool = "{t}"\npattern = "{p}"\n\n'
+                                                     for e, t, p in rules))
+    ws = base / "git-ws"
+    ws.mkdir()
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    engine = PermissionEngine(config_dir=config, grants=GrantStore(base / "grants3.sqlite3"), home=home)
+    engine.load((ws,))
+    print("git commands reading the person's git settings (an include, a credential helper):")
+    for line in ("printf 'host=example.com\\n\\n' | git credential fill", "git st && git log -1"):
+        assert engine.check_command(line, workspace=ws).effect is Effect.ALLOW, line
+        timed(lambda line=line: engine.check_command(line, workspace=ws), 50)  # warm
+        cpu = timed(lambda line=line: engine.check_command(line, workspace=ws), 400, time.process_time)
+        print(f"  {line}: verdict CPU time median {statistics.median(cpu) * 1e3:.3f} ms, min {min(cpu) * 1e3:.3f} ms")
+
+
 def dispatch_figures(base: Path) -> None:
     """``echo_text`` (no rule names it) through the whole pipeline, with and without the engine,
     and the rules step alone."""
@@ -179,6 +204,7 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as tmp:
         verdict_figures(Path(tmp))
+        git_settings_figures(Path(tmp))
         dispatch_figures(Path(tmp))
         cli_figures(Path(tmp))
 

@@ -32,13 +32,15 @@ from echo_desk.store.owed_checks import OWED_CHECKS_FILE, OwedChecksStore
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools.base import Tool
 from echo_desk.tools.host import ToolHost
+from echo_desk.tools.planted_told import named_and_counted
 
 if TYPE_CHECKING:
-    from echo_desk.agent.owed_checks import UpdatedCard
+    from echo_desk.agent.owed_checks import CardsToShow, UpdatedCard
     from echo_desk.mcp.manager import McpManager
     from echo_desk.mcp.owed_server_checks import OwedServerChecks
     from echo_desk.mcp.untold import Untold
     from echo_desk.store.conversations import ConversationStore
+    from echo_desk.store.owed_checks import OwedCheck
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +69,10 @@ class Runtime:
     #: be reached): named on the rows of what its MCP servers left. '' for the app and the CLI,
     #: whose servers serve every caller.
     client: str = ""
+    #: The saved cards a server's start brought up to date by making the owed checks first,
+    #: for the app's open chat (``agent.owed_checks.CardsToShow``; the CLI and the gateway, with
+    #: no chat, keep the few there are until they end).
+    cards_to_show: CardsToShow = field(default_factory=lambda: _cards_to_show())
 
     @classmethod
     def create(
@@ -190,31 +196,37 @@ class Runtime:
         return untold
 
     def make_owed_checks(self, conversations: ConversationStore | None = None,
-                         updated: list[UpdatedCard] | None = None) -> int:
+                         updated: list[UpdatedCard] | None = None, made: list[OwedCheck] | None = None) -> int:
         """Make the checks of sandboxed commands and servers that an earlier process owed (killed,
         or quit before a late check ended): recorded, and their saved messages brought up to date
         (in ``conversations``, else in the app's store of the data folder; each added to
-        ``updated``); the person is told from ``owed_checks.untold()``. How many were made."""
+        ``updated``); the person is told from ``owed_checks.untold()``. How many were made (each
+        added to ``made``)."""
         from echo_desk.agent.owed_checks import conversations_beside, make_owed_checks
 
         if self.owed_checks is None:
             return 0
         return make_owed_checks(self.owed_checks, self.audit, conversations, updated,
-                                conversations_at=conversations_beside(self.owed_checks))
+                                conversations_at=conversations_beside(self.owed_checks), made=made)
 
     def owed_server_checks(self) -> OwedServerChecks | None:
         """Where its sandboxed MCP servers' checks are kept as owed (``mcp.owed_server_checks``)."""
         from echo_desk.mcp.owed_server_checks import OwedServerChecks
 
-        return None if self.owed_checks is None else OwedServerChecks(self.owed_checks, self.make_owed_checks_first)
+        if self.owed_checks is None:
+            return None
+        return OwedServerChecks(self.owed_checks, self.make_owed_checks_first, client=self.client)
 
     def make_owed_checks_first(self) -> None:
         """Before a sandboxed MCP server takes its snapshot of a folder (blocking: off the loop):
         the owed checks, so that what they put aside is gone from it first (else the server's own
-        checks would take that for its doing, ``mcp.owed_server_checks``). A failure is logged: it
-        starts all the same."""
+        checks would take that for its doing, ``mcp.owed_server_checks``). The saved cards it
+        brings up to date go to ``cards_to_show`` (a chat open on one shows it). A failure is
+        logged: it starts all the same."""
+        updated: list[UpdatedCard] = []
         try:
-            self.make_owed_checks()
+            self.make_owed_checks(updated=updated)
+            self.cards_to_show.add(updated)
         except Exception:
             log.exception("the checks owed since an earlier Echo Desk was closed could not be made")
 
@@ -231,6 +243,12 @@ class Runtime:
             self.undo.close()
 
 
+def _cards_to_show() -> CardsToShow:
+    from echo_desk.agent.owed_checks import CardsToShow
+
+    return CardsToShow()
+
+
 def keep_untold(store: LeftAtQuitStore | None, untold: Iterable[Untold], *, shown_here: bool = False,
                 audit: AuditLog | None = None, client: str = "") -> None:
     """Record each server's ``Untold`` in ``store``, for the person, and in ``audit``, where no call's
@@ -238,7 +256,7 @@ def keep_untold(store: LeftAtQuitStore | None, untold: Iterable[Untold], *, show
     store that fails is logged: quitting goes on)."""
     for left in untold:
         log.warning("MCP server %s left files that were put aside as it closed: %s", left.server,
-                    ", ".join(p.shown for p in left.planted))
+                    named_and_counted(left.planted, lambda p: p.shown))
         unrecorded = tuple(p for p in left.planted if p not in left.recorded)  # (recorded as it stopped)
         if audit is not None and unrecorded:
             try:

@@ -59,7 +59,7 @@ async def _with_mcp(runtime: Runtime, args: argparse.Namespace) -> int | None:
     try:
         return await _command(runtime, args)
     finally:
-        owed_checks.tell(*await checks)
+        owed_checks.tell(await checks)
 
 
 async def _command(runtime: Runtime, args: argparse.Namespace) -> int | None:

@@ -22,6 +22,7 @@ overwritten (``secure_delete``: its snapshot holds copies of workspace files). P
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import sqlite3
@@ -53,11 +54,15 @@ CREATE TABLE IF NOT EXISTS owed_checks (
     checked_at REAL,
     planted TEXT NOT NULL DEFAULT '[]',
     error TEXT NOT NULL DEFAULT '',
-    server TEXT NOT NULL DEFAULT ''
+    server TEXT NOT NULL DEFAULT '',
+    client TEXT NOT NULL DEFAULT '',
+    held_by TEXT NOT NULL DEFAULT ''
 );
 """
-#: Rows kept before servers were (s328): a command's each, ``server`` ''.
-_ADD_SERVER = "ALTER TABLE owed_checks ADD COLUMN server TEXT NOT NULL DEFAULT ''"
+#: Columns added since the first rows were kept, each '' in an older row: ``server`` (a command's
+#: row has none), ``client`` (a row kept before the gateway's engine named its app), ``held_by``
+#: (a row kept before it said which ``delegate`` calls hold the call: see ``OwedCheck.held_by``).
+_ADDED_COLUMNS = ("server", "client", "held_by")
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,13 @@ class OwedCheck:
     #: The sandboxed MCP server's name when the check is a server's ('' : a command's); then
     #: ``workspace`` is the folder it worked in, and ``conversation_id``/``call_id`` are ''.
     server: str = ""
+    #: The connected app whose gateway engine started the server ('' : the app's or the CLI's,
+    #: which serve every caller), named by the check's record as a server_left row names it.
+    client: str = ""
+    #: The ``delegate`` calls, outermost first, whose saved sub-agent transcripts hold the call's
+    #: step (``ToolExecutionContext.held_by``: () for a conversation's own call); ``None`` for a
+    #: row kept before this was kept, whose call is looked for (``agent.owed_checks``).
+    held_by: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -127,7 +139,7 @@ class OwedChecksStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        #: The ``server`` column is there (added to a file kept before it, once per store).
+        #: The columns added since are there (added to a file kept before them, once per store).
         self._current = False
 
     @contextlib.contextmanager
@@ -136,20 +148,22 @@ class OwedChecksStore:
         # pages of a removed row are overwritten, not left in the file.
         with one_use_private(self.path, _SCHEMA, "PRAGMA synchronous=FULL", "PRAGMA secure_delete=ON") as conn:
             if not self._current:
-                _add_server_column(conn)
+                _add_columns(conn)
                 self._current = True
             yield conn
 
     def owe(self, *, conversation_id: str, call_id: str, tool: str, workspace: str, snapshot: bytes,
-            server: str = "") -> int:
-        """Keep one command's check (``server``: a sandboxed MCP server's) as owed, before it
-        starts; its row's id."""
+            server: str = "", client: str = "", held_by: Sequence[str] | None = None) -> int:
+        """Keep one command's check (``server``: a sandboxed MCP server's, started by ``client``'s
+        engine; ``held_by``: the ``delegate`` calls holding a sub-agent's call, as
+        ``OwedCheck.held_by``) as owed, before it starts; its row's id."""
+        held = "" if held_by is None else json.dumps([storable(call) for call in held_by])
         with self._connection() as conn:
             cursor = conn.execute(
-                "INSERT INTO owed_checks (at, owner, conversation_id, call_id, tool, workspace, snapshot, server)"
-                " VALUES (?,?,?,?,?,?,?,?)", (time.time(), this_process(), storable(conversation_id),
-                                              storable(call_id), storable(tool), storable(workspace), snapshot,
-                                              storable(server)))
+                "INSERT INTO owed_checks (at, owner, conversation_id, call_id, tool, workspace, snapshot, server,"
+                " client, held_by) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (time.time(), this_process(), storable(conversation_id), storable(call_id), storable(tool),
+                 storable(workspace), snapshot, storable(server), storable(client), held))
         return int(cursor.lastrowid or 0)
 
     def settle(self, check_id: int) -> None:
@@ -163,11 +177,24 @@ class OwedChecksStore:
         if not self.path.exists():
             return []
         with self._connection() as conn:
-            rows = conn.execute("SELECT id, at, owner, conversation_id, call_id, tool, workspace, snapshot, server"
-                                " FROM owed_checks WHERE state IN ('owed', 'checking') ORDER BY id").fetchall()
-        return [OwedCheck(id, at, conversation, call, tool, workspace, bytes(snapshot or b""), owner, server)
-                for id, at, owner, conversation, call, tool, workspace, snapshot, server in rows
+            rows = conn.execute("SELECT id, at, owner, conversation_id, call_id, tool, workspace, snapshot, server,"
+                                " client, held_by FROM owed_checks WHERE state IN ('owed', 'checking')"
+                                " ORDER BY id").fetchall()
+        return [OwedCheck(id, at, conversation, call, tool, workspace, bytes(snapshot or b""), owner, server, client,
+                          _held_by(held))
+                for id, at, owner, conversation, call, tool, workspace, snapshot, server, client, held in rows
                 if not _still_running(owner)]
+
+    def being_made_elsewhere(self) -> int:
+        """How many checks another process still running (a CLI or a gateway started with this one)
+        has claimed and not yet made: a snapshot taken meanwhile could hold what they put aside.
+        One whose process is gone is not counted: ``owed`` lists it again, to be taken over."""
+        if not self.path.exists():
+            return 0
+        here = this_process()
+        with self._connection() as conn:
+            owners = [owner for (owner,) in conn.execute("SELECT owner FROM owed_checks WHERE state = 'checking'")]
+        return sum(1 for owner in owners if owner != here and _still_running(owner))
 
     def claim(self, check: OwedCheck) -> bool:
         """This process makes ``check`` (``owed``'s): ``False`` when another one claimed it first.
@@ -207,14 +234,28 @@ class OwedChecksStore:
             with self._connection() as conn:
                 conn.executemany("DELETE FROM owed_checks WHERE id = ? AND state = 'checked'", wanted)
 
-
-
-def _add_server_column(conn: sqlite3.Connection) -> None:
-    """A file kept before servers' checks were gets their column (another process may add it first)."""
-    if any(row[1] == "server" for row in conn.execute("PRAGMA table_info(owed_checks)")):
-        return
+def _held_by(text: str) -> tuple[str, ...] | None:
+    """A row's ``held_by`` read back: ``None`` when it does not say (an older row, or a value that
+    does not read as the list ``owe`` wrote: its call is then looked for, as an older row's)."""
+    if not text:
+        return None
     try:
-        conn.execute(_ADD_SERVER)
-    except sqlite3.OperationalError as exc:
-        if "duplicate column" not in str(exc):
-            raise
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, list) or not all(isinstance(call, str) for call in value):
+        return None
+    return tuple(value)
+
+
+def _add_columns(conn: sqlite3.Connection) -> None:
+    """A file kept before a column was added gets it (another process may add it first)."""
+    present = {row[1] for row in conn.execute("PRAGMA table_info(owed_checks)")}
+    for column in _ADDED_COLUMNS:
+        if column in present:
+            continue
+        try:
+            conn.execute(f"ALTER TABLE owed_checks ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
+        except sqlite3.OperationalError as exc:
+            if "duplicate column" not in str(exc):
+                raise

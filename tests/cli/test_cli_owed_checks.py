@@ -5,6 +5,7 @@ only, when the app and the CLI start at once."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -13,6 +14,9 @@ import sys
 from pathlib import Path
 
 from echo_desk.agent.owed_checks import make_owed_checks
+from echo_desk.cli import owed_checks
+from echo_desk.i18n import set_language
+from echo_desk.runtime import Runtime
 from echo_desk.store.audit import AuditLog
 from echo_desk.store.owed_checks import OWED_CHECKS_FILE, OwedChecksStore
 from tests.owed_check_helpers import owed_by_a_gone_process, snapshot_of
@@ -105,3 +109,61 @@ def test_a_check_whose_maker_was_killed_in_turn_is_owed_again(tmp_path: Path) ->
     finally:
         audit.close()
     assert not hook.exists() and [r.call_id for r in store.untold()] == ["call-1"]
+
+
+def test_the_line_counts_commands_and_servers_apart_in_both_languages(tmp_path: Path) -> None:
+    """A server's check is no command's: the line says each kind with its own count (before s331
+    it said "2 sandboxed commands"), in the person's language."""
+    store, _hook = _owed_hook(tmp_path)  # a command's check that finds a planted hook
+    folder, home = tmp_path / "folder", tmp_path / "server-home"
+    folder.mkdir()
+    home.mkdir()
+    store.owe(conversation_id="", call_id="", tool="probe", server="probe", workspace=str(folder),
+              snapshot=snapshot_of(folder, home, tmp_path / "data" / "put-aside"))
+    owed_by_a_gone_process(store)
+    runtime = Runtime.create(data_dir=tmp_path / "data", with_builtins=False, with_plugins=False)
+    try:
+        made = owed_checks.make_owed_checks(runtime)
+    finally:
+        runtime.close()
+    assert made == owed_checks.Made(commands=1, servers=1, to_look_at=1)
+    lines = {}
+    try:
+        for language in ("en", "zh_CN"):
+            set_language(language)
+            out = io.StringIO()
+            owed_checks.tell(made, out)
+            lines[language] = out.getvalue().strip()
+            out = io.StringIO()
+            owed_checks.tell(owed_checks.Made(servers=2), out)
+            lines[f"{language} servers"] = out.getvalue().strip()
+    finally:
+        set_language("en")
+    assert lines["en"].startswith("Echo Desk checked 1 sandboxed command and 1 sandboxed MCP server that an earlier "
+                                  "Echo Desk was closed before checking, and something needs your attention")
+    assert lines["en servers"] == ("Echo Desk checked 2 sandboxed MCP servers that an earlier Echo Desk was closed "
+                                   "before checking: nothing was left that would run code later.")
+    assert "1 条沙箱命令和 1 个沙箱 MCP 服务器" in lines["zh_CN"] and "需要你留意" in lines["zh_CN"]
+    assert "2 个沙箱 MCP 服务器" in lines["zh_CN servers"] and "没有发现" in lines["zh_CN servers"]
+    assert "命令" not in lines["zh_CN servers"] and CJK.search(lines["zh_CN servers"])
+
+
+def test_what_an_earlier_start_found_is_not_counted_again(tmp_path: Path) -> None:
+    """A check made by an earlier start and not yet told (the app not opened since) is the notice's
+    to say: this start's line says what its own checks found (nothing here)."""
+    folder, home = tmp_path / "folder", tmp_path / "home"
+    folder.mkdir()
+    home.mkdir()
+    store = OwedChecksStore(tmp_path / "data" / OWED_CHECKS_FILE)
+    earlier = store.owe(conversation_id="c", call_id="call-0", tool="run_command", workspace=str(folder),
+                        snapshot=b"")
+    store.checked(earlier, [{"path": ".envrc", "change": "created"}])  # found, not told yet
+    store.owe(conversation_id="", call_id="", tool="probe", server="probe", workspace=str(folder),
+              snapshot=snapshot_of(folder, home, tmp_path / "data" / "put-aside"))
+    owed_by_a_gone_process(store)
+    runtime = Runtime.create(data_dir=tmp_path / "data", with_builtins=False, with_plugins=False)
+    try:
+        assert owed_checks.make_owed_checks(runtime) == owed_checks.Made(servers=1)
+    finally:
+        runtime.close()
+    assert len(store.untold()) == 2

@@ -7,7 +7,9 @@ from __future__ import annotations
 import os
 import pickle
 import re
+import sqlite3
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,7 @@ from echo_desk.runtime import Runtime
 from echo_desk.sandbox import owed as sandbox_owed
 from echo_desk.store.audit import AuditLog, checked_after_restart
 from echo_desk.store.conversations import ConversationStore
+from echo_desk.store.owed_checks import OwedChecksStore, this_process
 from echo_desk.tools.planted import Change, Planted
 from echo_desk.ui.app.checked_after_restart_notice import CheckedAfterRestartNotice, checked_after_restart_box
 from echo_desk.ui.app.start_notice_box import LEAST_WIDTH_CHARS
@@ -281,6 +284,59 @@ def test_a_chat_open_on_the_call_shows_its_card_brought_up_to_date_at_once(qtbot
         runtime.close()
 
 
+@pytest.mark.parametrize("server_first", ["before the notice", "after the notice"])
+def test_a_chat_open_on_the_call_shows_its_card_brought_up_to_date_by_a_servers_start(
+        qtbot: Any, tmp_path: Path, server_first: str) -> None:
+    """A sandboxed server's start makes the owed checks first (s328), on its own thread, maybe
+    before the notice's pass (the servers start before the window's notices): the chat already
+    showing the call shows its new card all the same (before s331 only the saved card had it)."""
+    i18n_qt.apply_language("en")
+    workspace, home = tmp_path / "project", tmp_path / "home"
+    home.mkdir()
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    runtime = Runtime.create(data_dir=tmp_path / "data", with_builtins=False, with_plugins=False)
+    conversations, session, card = _open_chat_with_the_call(
+        runtime, tmp_path, workspace, snapshot_of(workspace, home, tmp_path / "data" / "put-aside"))
+    hook = workspace / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho planted\n")
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    server_start = threading.Thread(target=runtime.make_owed_checks_first)  # (as ``connection`` calls it)
+    try:
+        if server_first == "before the notice":
+            server_start.start()
+            server_start.join()
+            assert not hook.exists()  # made by the server's start
+        notice = CheckedAfterRestartNotice(runtime, conversations, parent, on_card=lambda c: session.show_updated_card(
+            c.conversation_id, c.call_id, c.envelope))
+        if server_first == "after the notice":
+            # Owed by a process still running (a CLI) during the notice's pass, then gone before a
+            # server's start: that start makes it, on its own thread, after the notice listens.
+            assert runtime.owed_checks is not None
+            _owned_by_this_process(runtime.owed_checks)
+            notice.check()
+            qtbot.waitUntil(lambda: notice.done, timeout=10000)
+            assert hook.exists()
+            owed_by_a_gone_process(runtime.owed_checks)
+            server_start.start()
+        else:
+            notice.check()
+        qtbot.waitUntil(lambda: "checked at the next start" in card_html(card, "Run command"), timeout=10000)
+        assert "pre-commit (new: put aside)" in card_html(card, "Run command")
+        qtbot.waitUntil(lambda: notice.done, timeout=10000)
+    finally:
+        if server_start.ident is not None:
+            server_start.join()
+        session.store = None
+        conversations.close()
+        runtime.close()
+
+
+def _owned_by_this_process(store: OwedChecksStore) -> None:
+    with sqlite3.connect(store.path) as conn:
+        conn.execute("UPDATE owed_checks SET owner = ?", (this_process(),))
+
+
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
 def test_a_check_that_could_not_be_made_says_why_in_the_notice_and_on_the_open_card(
         qtbot: Any, tmp_path: Path, language: str) -> None:
@@ -379,3 +435,38 @@ def test_a_sandboxed_servers_check_is_said_as_the_servers(qtbot: Any, tmp_path: 
             log.close()
     finally:
         i18n_qt.apply_language("en")
+
+
+def test_a_check_of_a_server_the_gateways_engine_started_names_the_app_in_from(qtbot: Any, tmp_path: Path) -> None:
+    """The gateway's own engine runs a server for one connected app (``Runtime.client``): the row
+    kept while it runs names that app, and so does Activity's From for its check made after a
+    restart, as it does for the server's ``server_left`` rows (before s331: the server alone)."""
+    from echo_desk.sandbox import inventory
+    from echo_desk.sandbox.guard import Guard
+    from echo_desk.sandbox.launch import Launch
+    from echo_desk.ui.settings.activity_tab import COL_WHO
+
+    i18n_qt.apply_language("en")
+    workspace, home = tmp_path / "notes-folder", tmp_path / "home"
+    home.mkdir()
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    runtime = Runtime.create(data_dir=tmp_path / "data", with_builtins=False, with_plugins=False, client="cursor")
+    try:
+        owed = runtime.owed_server_checks()
+        assert owed is not None and runtime.owed_checks is not None
+        guard = Guard.before(inventory.take(workspace, home=home), home=home, put_aside=tmp_path / "data" / "put-aside")
+        assert owed.owe("notes", Launch(argv=[], pass_fds=(), hidden=(), read_only=(), guards=(guard,))) is not None
+        owed_by_a_gone_process(runtime.owed_checks)  # Echo Desk killed while the server ran
+        (workspace / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\necho planted\n")
+        assert runtime.make_owed_checks() == 1
+    finally:
+        runtime.close()
+    log = AuditLog(tmp_path / "data" / "audit.sqlite3")
+    try:
+        tab = ActivityTab(log)
+        qtbot.addWidget(tab)
+        item = tab.calls.topLevelItem(0)
+        assert item is not None
+        assert item.text(COL_WHO) == "notes (MCP server) · Cursor (through MCP)"  # (its display name)
+    finally:
+        log.close()

@@ -18,7 +18,9 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar, cast
@@ -33,6 +35,9 @@ _SECTION = re.compile(r'\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\\n]|\\.)*)")?\s*
 _KEY = re.compile(r"\s*([A-Za-z][A-Za-z0-9-]*)\s*(=|$|[#;])(.*)")
 #: What separates the words of a value run by the shell (``!cd tools && ./x``).
 _WORD = re.compile(r"[^\s;&|()<>`'\"!=]+")
+#: The home folder's variable in a value the shell runs (``$HOME/tools/d``, ``"${HOME}"/d``): read
+#: as ``~`` (s324: ``diff.external = $HOME/tools/d`` ran a planted ~/tools/d under ``git diff``).
+_HOME_VARIABLE = re.compile(r'"?\$(?:HOME\b|\{HOME\})"?')
 
 
 @dataclass(frozen=True)
@@ -52,10 +57,51 @@ SETTINGS_LIMIT = 1024 * 1024
 ANYWHERE = Named(Path("/"), folder=True)
 
 
+#: What ``parsed`` found in the verdict being worked out (``reading_once``), by file and parser:
+#: what it made of the file, or the error looking at it raised.
+_THIS_VERDICT: ContextVar[dict[tuple[str, Callable[[str], object]], object] | None] = ContextVar(
+    "echo_desk_settings_this_verdict", default=None)
+
+
+@contextmanager
+def reading_once() -> Iterator[None]:
+    """Look at each settings file once for what is judged inside (one verdict): a git command
+    is looked at many times in a verdict, and each time its readers (settings files, aliases,
+    hooks, credential helpers) looked at the same files. Nothing on disk changes while a line is
+    judged: a line that writes a settings file is judged against the file as it is (what it
+    writes is the write rules' business, and a settings file the agent may write makes the
+    command reading it ask), so the answer kept is the one looked up again."""
+    if _THIS_VERDICT.get() is not None:
+        yield  # (a verdict worked out inside another: the same files)
+        return
+    token = _THIS_VERDICT.set({})
+    try:
+        yield
+    finally:
+        _THIS_VERDICT.reset(token)
+
+
 def parsed(path: Path, parse: Callable[[str], P | None]) -> P | None:
     """What ``parse`` makes of the whole text of the settings file ``path`` (``None``: not read
-    whole, or not parsed), parsed once until the file changes (its stat fields key the cache).
+    whole, or not parsed), parsed once until the file changes (its stat fields key the cache),
+    and looked at once a verdict (``reading_once``).
     Raises ``OSError`` when the file cannot be looked at (``FileNotFoundError``: there is none)."""
+    memo = _THIS_VERDICT.get()
+    if memo is None:
+        return _looked_at(path, parse)
+    key = (str(path), parse)
+    if key not in memo:
+        try:
+            memo[key] = _looked_at(path, parse)
+        except OSError as error:
+            memo[key] = error
+    found = memo[key]
+    if isinstance(found, OSError):
+        raise type(found)(*found.args)  # (a new one: the one kept is not raised again)
+    return cast("P | None", found)
+
+
+def _looked_at(path: Path, parse: Callable[[str], P | None]) -> P | None:
     stat = path.stat()
     return cast("P | None", _parsed(str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino, parse))
 
@@ -279,15 +325,17 @@ def _entries_names(entries: Sequence[tuple[str, str | None, str, str]], base: Pa
             found.append(Named(root, folder=True))
         else:
             for word in path_words(value):
-                target = _resolved(word, root, home)
+                # (another variable's value is not known here: the path may be anywhere)
+                target = None if "$" in word else _resolved(word, root, home)
                 found.append(Named(target) if target is not None else ANYWHERE)
     return found
 
 
 def path_words(value: str) -> list[str]:
     """The words of a settings value that git, or the shell line it runs, takes as paths: those
-    holding a ``/`` but for URLs (``--file=/a/b`` gives ``/a/b``)."""
-    return [word for word in _WORD.findall(value) if "/" in word and not _url(word)]
+    holding a ``/`` but for URLs (``--file=/a/b`` gives ``/a/b``), the home folder's variable
+    read as ``~`` (``$HOME/x`` gives ``~/x``)."""
+    return [word for word in _WORD.findall(_HOME_VARIABLE.sub("~", value)) if "/" in word and not _url(word)]
 
 
 def _url(word: str) -> bool:

@@ -131,6 +131,12 @@ def reading() -> Iterator[set[str]]:
             outer |= names
 
 
+def recording() -> bool:
+    """Whether the names looked up are being recorded (``reading``): what was worked out from
+    them before is worked out again, so they are."""
+    return _READ.get() is not None
+
+
 def values(names: Iterable[str]) -> tuple[tuple[str, str | None], ...]:
     """The values ``names`` have now in the inherited environment (``None``: not set), in one
     order: what a reading kept from before is good for (``programs.read``). Looking them up so

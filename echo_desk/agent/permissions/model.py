@@ -301,6 +301,14 @@ class Suggestion:
     pattern: str | None  # None: the whole tool (an MCP tool)
     label: str  # the command, file, host or tool it generalises, as written, for display
     examples: Examples = field(default_factory=Examples)
+    #: The programs its command also runs that the rule does not cover and no rule allows yet
+    #: (the editor ``git commit`` starts without ``-m``): alone, the rule does not allow the
+    #: command next time; each needs a rule of its own. Empty: the rule allows it.
+    also_runs: tuple[str, ...] = ()
+    #: The patterns of the other rules offered for the same command that it needs beside it: a
+    #: wrapper's ``nice **`` allows ``nice -n 5 make test`` only with ``make test **`` (and that
+    #: one only with ``nice **``). Empty: alone, it is enough for its command.
+    needs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -316,6 +324,11 @@ class Verdict:
     #: True when nothing decided but the allow rules of a workspace file not (yet) trusted would
     #: allow this call: the dialog can say "trusting this workspace would allow it".
     untrusted_allow: bool = False
+    #: The parts of a shell line that would still ask with every suggested rule added (a
+    #: redirection into a file no write rule allows, a command no rule offered allows), but for
+    #: those a suggestion's ``also_runs`` explains: the dialog says so rather than let a rule
+    #: look like it allows the line next time.
+    still_asks: tuple[str, ...] = ()
 
 
 class Default(enum.StrEnum):

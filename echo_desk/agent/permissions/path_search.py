@@ -24,7 +24,9 @@ child looks up no rule says, and a name may exist nowhere else: so any file in a
 
 from __future__ import annotations
 
+import functools
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -46,20 +48,29 @@ def candidates(word: str | None, cwds: Sequence[Path], home: Path | None,
     name found on ``PATH``, that name in each folder searched up to where it is found (both the
     folder as written and where its links lead); ``[]`` for a path, a builtin or no word;
     ``None`` when a folder searched is only known when the line runs (a ``~`` entry, the home
-    folder not known)."""
+    folder not known). ``real_folders``: the real places of folders already worked out in this
+    verdict (``os.path.realpath`` of every file looked up, stat by stat, was most of a
+    verdict's time), shared with ``path_folders``."""
     if not word or "/" in word or word in _BUILTINS:
         return []
     real_folders = {} if real_folders is None else real_folders
-    found: list[Path] = []
-    for entry in line_environment.get("PATH").split(os.pathsep):
-        folders = _folders(entry, cwds, home)
+    found: list[str] = []
+    for entry, folders in _path_entries(line_environment.get("PATH"), tuple(cwds), home):
         if folders is None:
             return None
-        files = [folder / word for folder in folders]
-        found += [p for f in files for p in dict.fromkeys((Path(os.path.normpath(f)), _real(f, real_folders)))]
-        if os.path.isabs(entry) and not entry.startswith("~") and any(_runnable(f) for f in files):
+        runnable = False
+        for folder in folders:
+            file = os.path.join(folder, word)  # (the string of ``Path(folder) / word``: no ``/`` in word)
+            link, runs = _looked_at(file)
+            runnable |= runs
+            # As written, and where it leads: the link followed when it is one, else the file
+            # in its folder's real place.
+            found += [os.path.normpath(file), os.path.realpath(file) if link
+                      else os.path.join(_real_folder(os.path.normpath(folder), real_folders), word)]
+        if os.path.isabs(entry) and not entry.startswith("~") and runnable:
             break  # (a relative entry's file differs with the folder the line runs in: search on)
-    return list(dict.fromkeys(found))
+    # (a Path made once for each string: most are the same file as written and real)
+    return list(dict.fromkeys(Path(f) for f in dict.fromkeys(found)))
 
 
 def looked_up(word: str | None) -> bool:
@@ -68,51 +79,67 @@ def looked_up(word: str | None) -> bool:
     return bool(word) and word not in _BUILTINS
 
 
-def path_folders(word: str | None, cwds: Sequence[Path], home: Path | None) -> list[Path] | None:
+def path_folders(word: str | None, cwds: Sequence[Path], home: Path | None,
+                 real_folders: dict[str, str] | None = None) -> list[Path] | None:
     """The folders of ``PATH`` in which any file may be run by the command whose program word is
     ``word``, its children's lookups included (s321): every folder of ``PATH`` (as written and
     where its links lead), ``[]`` for a builtin both shells have or no word, ``None`` when a
-    folder is only known when the line runs."""
+    folder is only known when the line runs. ``real_folders``: as for ``candidates``."""
     if not looked_up(word):
         return []
-    found: list[Path] = []
-    for entry in line_environment.get("PATH").split(os.pathsep):
-        folders = _folders(entry, cwds, home)
+    real_folders = {} if real_folders is None else real_folders
+    found: list[str] = []
+    for _, folders in _path_entries(line_environment.get("PATH"), tuple(cwds), home):
         if folders is None:
             return None
-        found += [p for f in folders for p in (Path(os.path.normpath(f)), Path(os.path.realpath(f)))]
-    return list(dict.fromkeys(found))
+        found += [p for f in folders for p in (os.path.normpath(f), _real_folder(f, real_folders))]
+    return list(dict.fromkeys(Path(f) for f in dict.fromkeys(found)))
 
 
-def _folders(entry: str, cwds: Sequence[Path], home: Path | None) -> list[Path] | None:
-    """The folders one ``PATH`` entry names (``None``: not known here)."""
+@functools.lru_cache(maxsize=64)
+def _path_entries(path: str, cwds: tuple[Path, ...], home: Path | None) -> tuple[tuple[str, tuple[str, ...] | None], ...]:
+    """Each entry of the ``PATH`` value ``path`` with the folders it names (``_entry_folders``).
+    Worked out from the words alone, without looking at the disk, so kept: every command of
+    every verdict looks up the same ``PATH``."""
+    return tuple((entry, _entry_folders(entry, cwds, home)) for entry in path.split(os.pathsep))
+
+
+def _entry_folders(entry: str, cwds: tuple[Path, ...], home: Path | None) -> tuple[str, ...] | None:
+    """The folders one ``PATH`` entry names, each as the string of its ``Path`` (``None``: not
+    known here)."""
     if os.path.isabs(entry):
-        return [Path(entry)]
+        return (str(Path(entry)),)
     readings = [entry or "."]
     if entry == "~" or entry.startswith("~/"):
         if home is None:
             return None
         readings.append(str(home) + entry[1:])
-    return [Path(r) if os.path.isabs(r) else c / r for r in readings for c in ([Path("/")] if os.path.isabs(r) else cwds)]
+    return tuple(str(Path(r) if os.path.isabs(r) else c / r)
+                 for r in readings for c in ([Path("/")] if os.path.isabs(r) else cwds))
 
 
-def _real(file: Path, real_folders: dict[str, str]) -> Path:
-    """Where ``file`` leads: the link followed when it is one, else the file in its folder's real
-    place (``real_folders``: the folders' real places already worked out in this verdict —
-    ``os.path.realpath`` of every file looked up, stat by stat, was most of a verdict's time)."""
-    if os.path.islink(file):
-        return Path(os.path.realpath(file))
-    folder = os.path.normpath(file.parent)
-    if folder not in real_folders:
-        real_folders[folder] = os.path.realpath(folder)
-    return Path(real_folders[folder]) / file.name
+def _real_folder(folder: str, real_folders: dict[str, str]) -> str:
+    """``os.path.realpath(folder)``, once a verdict."""
+    real = real_folders.get(folder)
+    if real is None:
+        real = real_folders[folder] = os.path.realpath(folder)
+    return real
 
 
-def _runnable(path: Path) -> bool:
+def _looked_at(file: str) -> tuple[bool, bool]:
+    """Whether ``file`` is a symbolic link, and whether the shell runs it (a file it may run):
+    one ``lstat`` for a file that is not a link (most of those looked up are not there)."""
     try:
-        return path.is_file() and os.access(path, os.X_OK)
-    except OSError:  # a word too long to be a file name (ENAMETOOLONG): not found here, search on
-        return False
+        status = os.lstat(file)
+    except (OSError, ValueError):  # (not there, a name too long: not run from here)
+        return False, False
+    if stat.S_ISLNK(status.st_mode):
+        try:
+            status = os.stat(file)
+        except OSError:  # (a dangling link, a loop)
+            return True, False
+        return True, stat.S_ISREG(status.st_mode) and os.access(file, os.X_OK)
+    return False, stat.S_ISREG(status.st_mode) and os.access(file, os.X_OK)
 
 
 def searches_the_working_folder() -> bool:

@@ -28,8 +28,10 @@ from typing import Protocol
 
 from echo_desk.agent.permissions import (
     default_folders,
+    editor_settings,
     floor,
     folder_moves,
+    git_config,
     git_configured_places,
     git_foreach,
     git_reading,
@@ -50,6 +52,7 @@ from echo_desk.agent.permissions import (
     programs,
     settings_commands,
     settings_files,
+    suggested_variables,
 )
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.below_reach import reaches_below
@@ -127,7 +130,7 @@ def shell_verdict(subject: Subject, rules: Rules, where: floor.Where, *, suggest
                   grammar: Grammar | None = None) -> Verdict:
     """The rules' verdict for running ``subject.command`` with the shell of this machine, in
     the environment ``run_command`` gives it (``line_environment``)."""
-    with line_environment.inheriting():
+    with line_environment.inheriting(), git_config.reading_once():
         return _shell_verdict(subject, rules, where, suggest=suggest, grammar=grammar)
 
 
@@ -147,7 +150,68 @@ def _shell_verdict(subject: Subject, rules: Rules, where: floor.Where, *, sugges
         parts.append(Part(text=subject.command[:200], effect=Effect.ASK, kind=PartKind.COMMAND, opaque=analysis.opaque,
                           provenance=Provenance(kind=Decider.OPAQUE, detail=analysis.opaque.value)))
     suggestions = _suggestions(analysis, undecided, judge) if suggest else ()
-    return combine(parts, suggestions, opaque_line=analysis.opaque is not None)
+    if not suggestions:
+        return combine(parts, (), opaque_line=analysis.opaque is not None)
+    kept, still_asks = _kept_promises(subject, rules, where, grammar, suggestions)
+    verdict = combine(parts, kept, opaque_line=analysis.opaque is not None)
+    return replace(verdict, still_asks=still_asks) if kept and still_asks else verdict
+
+
+def _kept_promises(subject: Subject, rules: Rules, where: floor.Where, grammar: Grammar | None,
+                   suggestions: tuple[Suggestion, ...]) -> tuple[tuple[Suggestion, ...], tuple[str, ...]]:
+    """The suggestions that keep their promise: the line judged again with them all added, each
+    is kept where the command it was made from is then allowed (a wrapper's rule and its
+    command's are tried together), or where what keeps it asking is named (``also_runs``: the
+    editor ``git commit`` starts; for each rule of that command). One that would allow nothing
+    more (``xargs``'s words read from another command, a rule already in force) is not offered:
+    the dialog would promise the next call allowed and it would ask again. Also the parts of
+    the line that would still ask with them all and that no kept suggestion explains
+    (``Verdict.still_asks``)."""
+    tried = [_tried_rule(s) for s in suggestions]
+    trial = _shell_verdict(subject, rules.trying(tried), where, suggest=False, grammar=grammar)
+    allowed = {p.text for p in trial.parts if p.kind is PartKind.COMMAND and p.effect is Effect.ALLOW}
+    also: dict[str, tuple[str, ...]] = {}  # (a wrapper's command: what any of its rules leaves)
+    for s in suggestions:
+        also[s.label] = tuple(dict.fromkeys((*also.get(s.label, ()), *s.also_runs)))
+    # (a rule in force already: offered again, it would add nothing)
+    held = {c.rule.pattern if c.rule is not None else c.grant.pattern if c.grant is not None else None
+            for c in (*rules.allow, *rules.grants) if c.tool == "shell"}
+    kept = tuple(replace(s, also_runs=() if s.label in allowed else also[s.label])
+                 for s in suggestions if (s.label in allowed or also[s.label]) and s.pattern not in held)
+    # (a command whose rule says what else it runs is told under that rule, not again)
+    told = {s.label for s in kept if s.also_runs}
+    still = () if trial.effect is Effect.ALLOW else tuple(dict.fromkeys(
+        p.text for p in trial.parts if p.effect is not Effect.ALLOW and p.text not in told))
+    return _with_partners(subject, rules, where, grammar, kept, allowed), still
+
+
+def _with_partners(subject: Subject, rules: Rules, where: floor.Where, grammar: Grammar | None,
+                   kept: tuple[Suggestion, ...], allowed: set[str]) -> tuple[Suggestion, ...]:
+    """Each kept rule of a command offered several (a wrapper's ``nice **`` and ``make test **``
+    for ``nice -n 5 make test``) names the others when, tried alone, it leaves its command
+    asking (``Suggestion.needs``): the dialog says so rather than offer the wrapper's rule as if
+    it allowed the command. One more verdict per such rule."""
+    by_command: dict[str, list[Suggestion]] = {}
+    for s in kept:
+        by_command.setdefault(s.label, []).append(s)
+    out = []
+    for s in kept:
+        others = tuple(o.pattern for o in by_command[s.label] if o is not s and o.pattern is not None)
+        if others and s.label in allowed:
+            alone = _shell_verdict(subject, rules.trying([_tried_rule(s)]), where, suggest=False, grammar=grammar)
+            if not any(p.kind is PartKind.COMMAND and p.text == s.label and p.effect is Effect.ALLOW
+                       for p in alone.parts):
+                s = replace(s, needs=others)
+        out.append(s)
+    return tuple(out)
+
+
+def _tried_rule(suggestion: Suggestion) -> Compiled:
+    """The allow rule ``suggestion`` would add, as the engine holds one (to try it)."""
+    pattern = suggestion.pattern or ""
+    return Compiled(tool="shell", family=Family.SHELL, matcher=compile_tokens(pattern),
+                    rule=Rule(effect=Effect.ALLOW, tool="shell", family=Family.SHELL, pattern=pattern,
+                              reason="", examples=Examples(), source=RuleSource(layer=Layer.GRANT)))
 
 
 def covers_line(item: Compiled, line: str, where: floor.Where) -> bool:
@@ -236,6 +300,8 @@ class _Judge:
         #: of the same PATH (a realpath per folder each time was half of a verdict's time).
         self._path_found: dict[tuple[Hashable, ...], list[Path] | None] = {}
         self._real_folders: dict[str, str] = {}
+        #: What git's settings files give a git command reading them, once a verdict.
+        self._git_reads = git_unnamed_reads.OncePerVerdict(where.home)
         self.analysis = analysis
         #: The git commands of the line that may change the index (``index_changes``).
         self._index_changers: list[tuple[str | None, ...]] | None = None
@@ -281,9 +347,8 @@ class _Judge:
         if reading.values and values[0] is not None and programs.base(values[0]) == "git":
             # (the files git's settings include are read, and printed by `git config --list`, too;
             # so is the file a credential helper they set names)
-            home = self.where.home
-            reading = replace(reading, values=(*reading.values, *git_unnamed_reads.included(reading.values, home),
-                                               *git_unnamed_reads.helper_files(reading.values, home, self.cwds)))
+            reading = replace(reading, values=(*reading.values, *self._git_reads.included(reading.values),
+                                               *self._git_reads.helper_files(reading.values, self.cwds)))
         found.argvs.append(values)
         if values[0] is not None and "/" in values[0]:
             found.argvs.append((programs.base(values[0]), *values[1:]))
@@ -461,7 +526,7 @@ class _Judge:
         """What no floor, deny or ask rule decided: only an allow rule, a grant or allow-in-sandbox."""
         if command.opaque is not None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=command.opaque.value))
-        reading = self._read_with_settings(tuple(w.value for w in command.argv))
+        reading = self.read_with_settings(tuple(w.value for w in command.argv))
         if reading.never is not None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=reading.never.value), reading.never)
         if command.directory_change is not None and self.cd_outside:
@@ -686,7 +751,7 @@ class _Judge:
 
     def _covered_here(self, argv: tuple[Word, ...], *, sandbox: bool, depth: int) -> Compiled | None:
         values = tuple(w.value for w in argv)
-        reading = self._read_with_settings(values)
+        reading = self.read_with_settings(values)
         if reading.never is not None or reading.unreadable or self._fed_commands(reading, depth):
             return None
         matched = reading.matched or values
@@ -719,13 +784,17 @@ class _Judge:
             return None
         return rule
 
-    def _read_with_settings(self, values: tuple[str | None, ...]) -> Reading:
+    def read_with_settings(self, values: tuple[str | None, ...]) -> Reading:
         """``programs.read``, with what the program's settings where it runs make of its words:
         an hg command an extension may give is a flag a rule covers only by naming it
         (``hg_extensions``), one enabled that wraps hg's own commands writes its cache
-        (``hg_extension_writes``), and one the engine has not audited asks (``hg_unaudited``)."""
+        (``hg_extension_writes``), and one the engine has not audited asks (``hg_unaudited``); the
+        editor git's or hg's settings name, where it starts one (``editor_settings``)."""
         reading = programs.read(values)
-        if values and values[0] is not None and programs.base(values[0]) == "hg":
+        program = programs.base(values[0]) if values and values[0] is not None else None
+        if program is not None and program in ("git", "hg"):
+            reading = editor_settings.with_set_editors(reading, values, program, self.cwds, self.where.home)
+        if program == "hg":
             foreign = [*hg_extensions.foreign_flags(values, self.cwds, self.where.home),
                        *hg_unaudited.unaudited_flags(values, self.cwds, self.where.home)]
             if foreign:
@@ -1051,7 +1120,8 @@ class _Judge:
             return self._path_found[run_key], []
         folders_key = ("folders", *at)
         if folders_key not in self._path_found:
-            self._path_found[folders_key] = path_search.path_folders(word, self.cwds, self.where.home)
+            self._path_found[folders_key] = path_search.path_folders(word, self.cwds, self.where.home,
+                                                                      self._real_folders)
         return self._path_found[run_key], self._path_found[folders_key]
 
     def index_changes(self, values: tuple[str | None, ...]) -> bool:
@@ -1085,9 +1155,12 @@ class _Judge:
             return False
         return all(self.covered(c.argv, sandbox=sandbox, depth=depth) is not None for c in nested.commands)
 
-    def would_cover(self, pattern: str, words: tuple[Word, ...], reading: Reading) -> bool:
+    def would_cover(self, pattern: str, words: tuple[Word, ...], reading: Reading) -> tuple[str, ...] | None:
         """Whether an allow rule ``pattern`` would cover ``words`` (for a wrapper: its own form;
-        what it runs needs a rule of its own)."""
+        what it runs as words of the line gets a suggestion of its own): ``None`` when it would not;
+        else the programs of the shell lines the command runs (an editor, ``sh -c``) that the rule
+        does not cover and the rules do not allow yet, each needing a rule of its own (empty: the
+        rule allows the command). ``None`` too when such a line cannot be named program by program."""
         matcher = compile_tokens(pattern)
         values = tuple(w.value for w in words)
         moved = self.moves_of(words)
@@ -1096,17 +1169,55 @@ class _Judge:
         if not allows(matcher, reading.matched or values, reading) and not (
                 moved.words and values[0] is not None and programs.base(values[0]) == "git"
                 and allows(matcher, rest, programs.read(rest))):
-            return False
-        if reading.inners:
-            return True
+            return None
         rule = Rule(effect=Effect.ALLOW, tool="shell", family=Family.SHELL, pattern=pattern, reason="",
                     examples=Examples(), source=RuleSource(layer=Layer.GRANT))
-        trial = _Judge(replace(self.rules, allow=(Compiled(tool="shell", family=Family.SHELL, matcher=matcher,
-                                                                  rule=rule),), grants=(), buckets=None),
-                       self.where, Analysis(line=""))
+        suggested = Compiled(tool="shell", family=Family.SHELL, matcher=matcher, rule=rule)
+        lines = [inner for inner in reading.inners if inner.line is not None]
+        if reading.inners and not lines:
+            return ()
+        if not reading.inners:
+            trial = self._trial(replace(self.rules, allow=(suggested,), grants=(), buckets=None))
+            return () if trial.covered(words, sandbox=False) is not None else None
+        # What it runs as a line needs rules of its own: the rule with the rules in force, to
+        # say which of its programs still have none (a rule for ``vi`` allows ``git commit``'s editor).
+        trial = self._trial(self.rules.trying([suggested]))
+        if trial.covered(words, sandbox=False) is not None:
+            return ()
+        missing: list[str] = []
+        for inner in lines:
+            uncovered = trial.line_programs_uncovered(inner)
+            if uncovered is None:
+                return None
+            missing += uncovered
+        # (none named: what keeps it asking is not a program of those lines; no suggestion then)
+        return tuple(dict.fromkeys(missing)) or None
+
+    def _trial(self, rules: Rules) -> _Judge:
+        """A judge of the same line under ``rules`` (a suggested rule tried)."""
+        trial = _Judge(rules, self.where, Analysis(line=""))
         trial.cwds, trial.cwd_known = self.cwds, self.cwd_known
         trial._path_found, trial._real_folders = self._path_found, self._real_folders  # (no rule changes PATH)
-        return trial.covered(words, sandbox=False) is not None
+        trial._git_reads = self._git_reads  # (nor git's settings)
+        return trial
+
+    def line_programs_uncovered(self, inner: programs.Inner) -> list[str] | None:
+        """The programs of the shell line ``inner`` whose commands no rule covers, by name;
+        ``None`` when the line is not one to name so (not read, not plain, leaving its folder,
+        redirecting, a program named by no plain word)."""
+        if inner.grammar is None or not inner.line or inner.folders or inner.environment or inner.cleared:
+            return None
+        nested = analyse(inner.line, grammar=inner.grammar)
+        if not nested.allowable or not nested.commands or nested.changes_directory or nested.redirects:
+            return None
+        names: list[str] = []
+        for command in nested.commands:
+            program = command.argv[0].value if command.argv else None
+            if program is None or not _plain(program):
+                return None
+            if self.covered(command.argv, sandbox=False, depth=1) is None:
+                names.append(program)
+        return names
 
     @staticmethod
     def _allowed(effect: Effect | None, sandbox: bool) -> bool:
@@ -1216,14 +1327,13 @@ class _Judge:
         the same, and may run a helper or include a file it names)."""
         if not reading.values or not words or programs.base(words[0].value or "") != "git":
             return reading, None
-        home = self.where.home
-        if self.read_denies and git_unnamed_reads.settings_unread(reading.values, home, self.cwds):
+        if self.read_denies and self._git_reads.settings_unread(reading.values, self.cwds):
             return reading, provenance_of(self.read_denies[0])
         # (a fetch from a remote whose URL is a path reads that repository: s325)
-        ends = git_configured_places.read(tuple(w.value for w in words), self.cwds, home)
+        ends = git_configured_places.read(tuple(w.value for w in words), self.cwds, self.where.home)
         if ends is None and self.read_denies:
             return reading, provenance_of(self.read_denies[0])
-        more = [v for v in (*git_unnamed_reads.helper_files(reading.values, home, self.cwds), *(ends or ()))
+        more = [v for v in (*self._git_reads.helper_files(reading.values, self.cwds), *(ends or ()))
                 if v not in reading.values]
         return (replace(reading, values=(*reading.values, *more)) if more else reading), None
 
@@ -1774,20 +1884,29 @@ def _suggestions(analysis: Analysis, undecided: list[Command], judge: _Judge) ->
         while words:
             values = tuple(w.value for w in words)
             program = values[0]
-            reading = programs.read(values)
+            # (with the editor git's or hg's settings name: what the rule must say it also runs, s324)
+            reading = judge.read_with_settings(values)
             if program is None or not _plain(program) or reading.never is not None:
                 break
             # (`git -C src status` is `git status` where it works: `git status **` covers it)
             moved = judge.moves_of(words)
             rest = tuple(v for k, v in enumerate(values) if k not in moved.words)
             patterns = dict.fromkeys(_narrow_pattern(program, given) for given in (rest, values))
-            pattern = next((p for p in patterns if p not in seen and judge.would_cover(p, words, reading)), None)
-            if pattern is not None:
+            found = next(((p, also) for p in patterns if p not in seen
+                          and (also := judge.would_cover(p, words, reading)) is not None), None)
+            if found is not None:
+                pattern, also = found
                 seen.add(pattern)
                 out.append(Suggestion(tool="shell", pattern=pattern, label=command.text,
-                                      examples=Examples(match=(command.text,) if words is command.argv else ())))
+                                      examples=Examples(match=(command.text,) if words is command.argv else ()),
+                                      also_runs=also))
             argv_inners = [i for i in reading.inners if i.line is None]
             if len(argv_inners) != 1 or reading.inners != tuple(argv_inners):
+                break
+            # (`env FOO=1 make test`, `env -i …`, `env -C dir …`: `env **` does not name what env
+            # is given, so one rule names it with the program's narrow pattern, s342)
+            if found is None and programs.base(program) == "env" and _suggest_env_as_written(
+                    command, words, argv_inners[0], judge, seen, out):
                 break
             words = _inner_words(words, argv_inners[0])
     return tuple(out)
@@ -1795,18 +1914,47 @@ def _suggestions(analysis: Analysis, undecided: list[Command], judge: _Judge) ->
 
 def _suggest_named_environment(command: Command, judge: _Judge, seen: set[str], out: list[Suggestion]) -> None:
     """The rule for a command whose ``NAME=value`` prefixes a rule must name: the prefixes as
-    written, then its program's narrow pattern (``NODE_OPTIONS=--trace-warnings npm test **``);
-    none where that would not allow it. A rule for the program alone would not."""
-    inner = command.argv[len(command.environment) + 1:]
-    program = inner[0].value if inner else None
-    if program is None or not _plain(program):
+    written, then its program's narrow pattern (``RAILS_ENV=test rake test **``); none where that
+    would not allow it, nor for a variable that names code, a program or settings (``PATH=bin``:
+    ``suggested_variables``). A rule for the program alone would not."""
+    variables = [w.value.partition("=") for w in command.environment if w.value is not None]
+    if len(variables) != len(command.environment) or not all(
+            suggested_variables.may_name(name, value) for name, _, value in variables):
         return
     named = " ".join(w.value or "" for w in command.environment)
+    _suggest_naming(command, command.argv, named, command.argv[len(command.environment) + 1:], judge, seen, out)
+
+
+def _suggest_env_as_written(command: Command, words: tuple[Word, ...], inner: programs.Inner, judge: _Judge,
+                            seen: set[str], out: list[Suggestion]) -> bool:
+    """The rule for ``env``'s command whose options or assignments a rule must name (``env -i``,
+    ``env -C dir``, ``env FOO=1``): env's words as written, then its program's narrow pattern
+    (``env -i make test **``), as for a command's ``NAME=value`` prefixes; none for a variable
+    ``suggested_variables`` refuses, set or unset. Whether one was offered."""
+    given = words[1:inner.start]
+    if any(w.value is None or not _plain(w.value) for w in given) or not all(
+            suggested_variables.may_name(name, value) for name, value in inner.environment):
+        return False
+    named = " ".join(w.value or "" for w in (words[0], *given))
+    return _suggest_naming(command, words, named, _inner_words(words, inner), judge, seen, out)
+
+
+def _suggest_naming(command: Command, words: tuple[Word, ...], named: str, inner: tuple[Word, ...], judge: _Judge,
+                    seen: set[str], out: list[Suggestion]) -> bool:
+    """Offer ``named`` followed by the narrow pattern of the program ``inner`` runs, for
+    ``words`` (the command, or what a wrapper of it runs), where it would allow them."""
+    program = inner[0].value if inner else None
+    if program is None or not _plain(program):
+        return False
     pattern = f"{named} {_narrow_pattern(program, tuple(w.value for w in inner))}"
-    values = tuple(w.value for w in command.argv)
-    if pattern not in seen and judge.would_cover(pattern, command.argv, programs.read(values)):
-        seen.add(pattern)
-        out.append(Suggestion(tool="shell", pattern=pattern, label=command.text, examples=Examples(match=(command.text,))))
+    values = tuple(w.value for w in words)
+    also = judge.would_cover(pattern, words, judge.read_with_settings(values)) if pattern not in seen else None
+    if also is None:
+        return False
+    seen.add(pattern)
+    out.append(Suggestion(tool="shell", pattern=pattern, label=command.text,
+                          examples=Examples(match=(command.text,) if words is command.argv else ()), also_runs=also))
+    return True
 
 
 def _narrow_pattern(program: str, values: tuple[str | None, ...]) -> str:

@@ -2,7 +2,9 @@
 (killed, or quit before a late check ended) are made (``agent.owed_checks``), off the UI thread,
 and one notice says what each found and that it was found only now, after a restart. They count
 as told once the notice is closed (quitting before that leaves them for the next start). A chat
-already open on a call whose saved card a check brought up to date shows the new card at once."""
+already open on a call whose saved card a check brought up to date shows the new card at once,
+and so does one whose card a sandboxed MCP server's start brought up to date (it makes the owed
+checks first, maybe before this pass: ``Runtime.cards_to_show``)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from echo_desk.tools.planted import planted_of
 from echo_desk.ui.app.start_notice_box import start_notice_box
 from echo_desk.ui.chat.left_at_quit_text import advice
 from echo_desk.ui.core.checked_after_restart_text import command_lines
-from echo_desk.ui.core.marshal import BackgroundOp
+from echo_desk.ui.core.marshal import BackgroundOp, run_on_main
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -59,6 +61,10 @@ class CheckedAfterRestartNotice:
         self.done = False
 
     def check(self) -> None:
+        on_card = self._on_card
+        if on_card is not None:
+            # A server's start makes them on its own thread: each card crosses to the UI thread.
+            self._runtime.cards_to_show.listen(lambda card: run_on_main(on_card, card))
         BackgroundOp(self._make).on_success(self._show).run()
 
     def _make(self) -> tuple[list[CheckedAfterRestart], list[UpdatedCard]]:

@@ -9,11 +9,12 @@ Only a deny on those files makes them ask: with none, ``git **`` still allows th
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from echo_desk.agent.permissions import Effect
+from echo_desk.agent.permissions import Effect, git_config
 from echo_desk.agent.permissions.git_unnamed_reads import read
 from tests.agent.permissions.git_setup import git_in
 
@@ -240,6 +241,41 @@ def test_the_repository_minus_c_leads_to_has_its_helpers_judged(setup: Setup, re
     line = FILL.replace("git credential", f"git -C {folder} credential")
     assert effect_under(setup, rules, line) is not Effect.ALLOW
     assert effect_under(setup, rules, FILL) is Effect.ALLOW  # (the line's own repository sets none)
+
+
+def test_each_settings_file_is_looked_at_once_a_verdict(setup: Setup, repository: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """s323: a git command is looked at many times in a verdict (its forms, its part, its rule,
+    its helpers, its aliases and hooks), and each time the settings files were looked at again
+    (up to 14 times each for ``git credential fill``): once a verdict now, same answer."""
+    (setup.home / ".secrets").mkdir()
+    (setup.home / ".gitconfig").write_text("[include]\n\tpath = ~/.more\n[alias]\n\tst = status\n", encoding="utf-8")
+    (setup.home / ".more").write_text(_CAT_HELPER, encoding="utf-8")
+    looked: Counter[str] = Counter()
+    parse_file = git_config._parsed
+
+    def counted(path: str, *rest: object) -> object:
+        looked[path] += 1
+        return parse_file.__wrapped__(path, *rest)
+
+    monkeypatch.setattr(git_config, "_parsed", counted)
+    rules = GIT + rule_text("~/.secrets/**", effect="deny", tool="read")
+    for line, allowed in ((FILL, False), ("git config --list", True), ("git st && git log -1", True)):
+        looked.clear()
+        assert (effect_under(setup, rules, line) is Effect.ALLOW) is allowed
+        assert looked[str(setup.home / ".gitconfig")] == 1 and looked[str(setup.home / ".more")] == 1, looked
+
+
+def test_a_settings_file_changed_between_verdicts_is_read_again(setup: Setup, repository: Path) -> None:
+    """What a verdict kept of a settings file is not the next verdict's (s323)."""
+    (setup.home / ".secrets").mkdir()
+    rules = GIT + rule_text("~/.secrets/**", effect="deny", tool="read")
+    (setup.home / ".gitconfig").write_text("[user]\n\tname = a\n", encoding="utf-8")
+    assert effect_under(setup, rules, FILL) is Effect.ALLOW
+    (setup.home / ".gitconfig").write_text(_CAT_HELPER, encoding="utf-8")
+    assert effect_under(setup, rules, FILL) is not Effect.ALLOW
+    (setup.home / ".gitconfig").write_text("[user]\n\tname = a\n", encoding="utf-8")
+    assert effect_under(setup, rules, FILL) is Effect.ALLOW
 
 
 #: The person's settings and password store read-denied, the netrc file not.

@@ -7,11 +7,13 @@ look up other names there (``make`` runs ``cc``)."""
 
 from __future__ import annotations
 
+import os
 import shutil
+from pathlib import Path
 
 import pytest
 
-from echo_desk.agent.permissions import Effect
+from echo_desk.agent.permissions import Effect, path_search
 from echo_desk.agent.permissions.model import Opaque
 
 from .conftest import Setup
@@ -124,3 +126,30 @@ def test_a_program_word_too_long_for_a_file_name_is_judged_not_raised(setup: Set
     _path(monkeypatch)
     line = "ls -la\n" + "\u2800" * 5000 + "touch PWNED"
     assert _effect(setup, line, "@workspace/src/**") is not Effect.ALLOW
+
+
+def test_the_files_looked_up_are_each_folder_s_as_written_and_where_its_links_lead(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What ``candidates`` and ``path_folders`` give (s323 made them cheaper, not different): a
+    dangling link, a folder and a file that may not run are searched past, each with where it
+    leads; the search stops at the first file that may run; a folder linked elsewhere counts
+    as written and where it leads."""
+    base = tmp_path.resolve()
+    a, b, c, d, e, f = (base / n for n in "abcdef")
+    for folder in (a, b, c, d, e, f):
+        folder.mkdir()
+    (a / "tool").symlink_to(base / "nowhere")
+    (b / "tool").mkdir()
+    (c / "tool").write_text("x")
+    (e / "real-tool").write_text("#!/bin/sh\n")
+    (e / "real-tool").chmod(0o755)
+    (d / "tool").symlink_to(e / "real-tool")
+    linked = base / "linked"
+    linked.symlink_to(c)
+    monkeypatch.setenv("PATH", os.pathsep.join(map(str, (a, b, linked, d, f))))
+    real_folders: dict[str, str] = {}
+    assert path_search.candidates("tool", [base], None, real_folders) == [
+        a / "tool", base / "nowhere", b / "tool", linked / "tool", c / "tool", d / "tool", e / "real-tool"]
+    assert path_search.path_folders("tool", [base], None, real_folders) == [a, b, linked, c, d, f]
+    assert path_search.candidates("printf", [base], None) == [] and path_search.path_folders("printf", [base], None) == []
+    assert path_search.candidates("x/tool", [base], None) == []
