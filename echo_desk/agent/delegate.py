@@ -138,7 +138,7 @@ class DelegateTool(Tool):
             raise ToolError(for_person("delegate needs a host that can ask the person for approvals",
                                        N_("A sub-agent needs a window that can ask you for approvals.")),
                             kind=ErrorKind.DEPENDENCY)
-        child = child_scope(parent, manifest, grants)
+        child = child_scope(parent, manifest, grants, started_by=ctx.call_id)
         listener = _CardListener(ctx)
         ctx.emit(f"▶ sub-agent started — {'; '.join(grants.describe())}\n")
         model = self.services.model_factory()
@@ -170,11 +170,16 @@ def _result_entry(call_id: str, envelope: Envelope) -> dict[str, Any]:
     """A result in the transcript, stored as a conversation keeps it (the card shows the error in
     the language of the moment), with the sandbox's facts its nested card shows, capped as the
     card keeps them (a call that planted thousands of files is stored with its first few and
-    their count)."""
+    their count), and a nested sub-agent's transcript."""
     entry: dict[str, Any] = {"result": call_id, "envelope": envelope.to_stored_json()}
     sandbox = envelope.metadata.get("sandbox")
     if isinstance(sandbox, dict):
         entry["sandbox"] = capped(sandbox)
+    # A ``delegate`` call of the sub-agent: the transcript of the sub-agent it started, kept
+    # nested, so that its steps (and their checks, made late or at a start) are kept too.
+    nested = envelope.metadata.get("transcript")
+    if envelope.tool == DelegateTool.name and isinstance(nested, list):
+        entry["transcript"] = nested
     return entry
 
 

@@ -3,7 +3,8 @@ owed when it was killed, or quit before a late check ended (``store.owed_checks`
 
 Each is made from its kept snapshot (``sandbox.owed``), kept as made in its store (so a second
 kill before the person is told does not make it again), recorded in the audit log, and written
-into its call's saved message (a sub-agent's call: its step in the saved ``delegate`` transcript),
+into its call's saved message (a sub-agent's call: its step in the saved ``delegate`` transcript,
+nested in its parent's step for a sub-agent's sub-agent),
 whose card then says what was found and that it was found after a restart. The person is told by
 whoever shows ``OwedChecksStore.untold()`` (the app's notice).
 
@@ -30,6 +31,7 @@ from echo_desk.store.audit import AuditLog, checked_after_restart
 from echo_desk.store.conversations import CONVERSATIONS_FILE, ConversationStore
 from echo_desk.store.owed_checks import OwedCheck, OwedChecksStore
 from echo_desk.tools.planted import Planted
+from echo_desk.tools.planted_told import named_and_counted
 from echo_desk.tools.sandbox_kept import PLANTED_MORE_KEY, capped
 
 log = logging.getLogger(__name__)
@@ -147,7 +149,7 @@ def _check(check: OwedCheck) -> tuple[tuple[Planted, ...], str]:
         log.exception("the check owed for %s failed", _of(check))
         return (), OwedFailure.CHECK_FAILED.value
     log.warning("the check owed for %s was made after a restart; put aside or back: %s", _of(check),
-                "; ".join(f"{p.shown} ({p.change.value})" for p in planted) or "nothing")
+                named_and_counted(planted, lambda p: f"{p.shown} ({p.change.value})") or "nothing")
     return planted, ""
 
 
@@ -162,28 +164,55 @@ def _update_card(conversations: ConversationStore, check: OwedCheck, planted: Se
     says what the check found, as the card of a check made at once would, and when it was made
     (or why it could not be: then nothing is said found). A sub-agent's call has no message of
     its own: its step in the saved transcript of the ``delegate`` call that ran it is updated
-    instead (its nested card, and the delegate card's header mark, read it there). The envelope
-    written, with the call id of the message it belongs to, if one was."""
-    found = conversations.tool_envelope(check.conversation_id, check.call_id)
-    if found is not None and isinstance(found[1].get("sandbox"), dict):
-        node, envelope = found
-        envelope = {**envelope, "sandbox": _checked_facts(envelope["sandbox"], check, planted, error)}
-        holder = check.call_id
-    else:
-        nested = conversations.tool_envelope_holding(check.conversation_id, check.call_id)
-        if nested is None:
-            return None
-        node, holder, envelope = nested
-        steps = [{**entry, "sandbox": _checked_facts(entry["sandbox"], check, planted, error)}
-                 if isinstance(entry, dict) and entry.get("result") == check.call_id
-                 and isinstance(entry.get("sandbox"), dict) else entry
-                 for entry in envelope["transcript"]]
-        if steps == envelope["transcript"]:
-            return None  # its step kept no sandbox facts: nothing there says a check is to come
-        envelope = {**envelope, "transcript": steps}
+    instead (its nested card, and the delegate card's header mark, read it there); for a
+    sub-agent's sub-agent, in the transcript nested in its parent's step. The row names those
+    ``delegate`` calls (``OwedCheck.held_by``); an older row's call is looked for: its own
+    message, else the newest transcript holding it. The envelope written, with the call id of
+    the message it belongs to, if one was."""
+    held_by = check.held_by
+    if not held_by:  # a conversation's own call, or an older row's: its own message first
+        found = conversations.tool_envelope(check.conversation_id, check.call_id)
+        if found is not None and isinstance(found[1].get("sandbox"), dict):
+            node, envelope = found
+            envelope = {**envelope, "sandbox": _checked_facts(envelope["sandbox"], check, planted, error)}
+            return _written(conversations, check, node, check.call_id, envelope)
+        if held_by is not None:
+            return None  # a conversation's own call, whose message was not saved (or keeps no sandbox)
+    holding = conversations.tool_envelope_holding(check.conversation_id, check.call_id, held_by or ())
+    if holding is None:
+        return None
+    node, holder, envelope = holding
+    steps = _step_checked(envelope["transcript"], (held_by or ())[1:], check,
+                          lambda sandbox: _checked_facts(sandbox, check, planted, error))
+    if steps is None:
+        return None  # its step kept no sandbox facts: nothing there says a check is to come
+    return _written(conversations, check, node, holder, {**envelope, "transcript": steps})
+
+
+def _written(conversations: ConversationStore, check: OwedCheck, node: str, holder: str,
+             envelope: dict[str, Any]) -> UpdatedCard | None:
     if not conversations.replace_envelope(check.conversation_id, node, envelope):
         return None
     return UpdatedCard(check.conversation_id, holder, envelope)
+
+
+def _step_checked(transcript: list[Any], inner: Sequence[str], check: OwedCheck,
+                  checked: Callable[[dict[str, Any]], dict[str, Any]]) -> list[Any] | None:
+    """``transcript`` with the sandbox facts of the call's step ``checked``: the step found in the
+    transcripts nested along ``inner`` (``store.conversations.transcript_within``); ``None`` when
+    no such step keeps sandbox facts."""
+    if inner:
+        for index, entry in enumerate(transcript):
+            if isinstance(entry, dict) and entry.get("result") == inner[0] and isinstance(entry.get("transcript"), list):
+                steps = _step_checked(entry["transcript"], inner[1:], check, checked)
+                if steps is not None:
+                    return [*transcript[:index], {**entry, "transcript": steps}, *transcript[index + 1:]]
+        return None
+    steps = [{**entry, "sandbox": checked(entry["sandbox"])}
+             if isinstance(entry, dict) and entry.get("result") == check.call_id
+             and isinstance(entry.get("sandbox"), dict) else entry
+             for entry in transcript]
+    return None if steps == transcript else steps
 
 
 def _checked_facts(sandbox: dict[str, Any], check: OwedCheck, planted: Sequence[Planted],

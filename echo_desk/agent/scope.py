@@ -55,6 +55,9 @@ class Scope:
     deadline: float | None = None
     #: Why the scope exists, shown with every approval it asks for (a sub-agent's goal).
     goal: str = ""
+    #: The ``delegate`` calls, outermost first, that started this sub-agent and those above it
+    #: (() for a conversation's scope): its calls' steps are kept in their saved transcripts.
+    delegate_calls: tuple[str, ...] = ()
     #: The MCP client calling through the gateway (its key, ``echo_desk.gateway.clients``);
     #: empty for Echo Desk's own chat and CLI. Read it at the root (``caller``).
     client: str = ""

@@ -183,7 +183,9 @@ def narrow(
     )
 
 
-def child_scope(parent: Scope, manifest: Manifest, grants: Grants, *, now: float | None = None) -> Scope:
+def child_scope(parent: Scope, manifest: Manifest, grants: Grants, *, now: float | None = None,
+                started_by: str = "") -> Scope:
+    """The sub-agent's scope; ``started_by``: the id of the ``delegate`` call that starts it."""
     now = time.monotonic() if now is None else now
     label = subagent_label(manifest.goal)
     return Scope(
@@ -198,4 +200,5 @@ def child_scope(parent: Scope, manifest: Manifest, grants: Grants, *, now: float
         hidden=dict(parent.hidden),
         turns_left=grants.max_turns,
         deadline=now + grants.time_limit_seconds,
+        delegate_calls=(*parent.delegate_calls, started_by),
     )

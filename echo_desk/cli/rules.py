@@ -145,7 +145,8 @@ def verdict_json(verdict: Verdict) -> dict[str, Any]:
         "rules_said": verdict.effect.value if verdict.effect else None,
         "decided_by": _provenance(verdict.provenance),
         "parts": [_part(p) for p in verdict.parts],
-        "suggestions": [{"tool": s.tool, "pattern": s.pattern, "label": s.label, "also_runs": list(s.also_runs)}
+        "suggestions": [{"tool": s.tool, "pattern": s.pattern, "label": s.label, "also_runs": list(s.also_runs),
+                         "needs": list(s.needs)}
                         for s in verdict.suggestions],
         "still_asks": list(verdict.still_asks),
     }

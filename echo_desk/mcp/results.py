@@ -10,6 +10,7 @@ import mcp_types as types
 
 from echo_desk.mcp.sanitize import strip_hidden
 from echo_desk.tools import ErrorKind, ToolResult
+from echo_desk.tools.planted_told import named_and_counted
 
 if TYPE_CHECKING:
     from echo_desk.tools.planted import Planted
@@ -124,8 +125,10 @@ def with_planted(result: ToolResult, planted: tuple[Planted, ...], domains: tupl
     if not planted:
         return result
     facts = {"sandboxed": True, "server": True, "domains": list(domains), "planted": [p.to_json() for p in planted]}
+    # Named up to a bound, with the total: a server that plants thousands of files must not flood the model.
+    told = named_and_counted(planted, lambda p: p.english)
     note = ("\n[sandbox] blocked: the server left files in its folder that make a program run code later "
-            f"(git hooks or configuration, editor or shell start-up files): {'; '.join(p.english for p in planted)}. "
+            f"(git hooks or configuration, editor or shell start-up files): {told}. "
             "They were moved out of the folder; do not try to work around this.")
     metadata = {**result.metadata, "sandbox": facts}
     audited = tuple(p for p in planted if p not in recorded)

@@ -14,7 +14,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -269,20 +269,26 @@ class ConversationStore:
         value = _safe_json(row[1]) if row[1] else {}
         return row[0], value
 
-    def tool_envelope_holding(self, conversation_id: str, call_id: str) -> tuple[str, str, dict[str, Any]] | None:
+    def tool_envelope_holding(self, conversation_id: str, call_id: str,
+                              held_by: Sequence[str] = ()) -> tuple[str, str, dict[str, Any]] | None:
         """The saved tool message whose sub-agent transcript (a ``delegate`` call's) holds the
         result of call ``call_id``: its node, its own call's id and its envelope as stored (the
-        newest); ``None`` when no saved transcript holds it."""
+        newest); ``None`` when no saved transcript holds it. ``held_by`` names the ``delegate``
+        calls holding it, outermost first: the message's own call, then those whose nested
+        transcripts lead down to the step (``transcript_within``); () when they are not known
+        (then the newest message whose own transcript holds it, maybe another sub-agent's)."""
+        holder, inner = (held_by[0], held_by[1:]) if held_by else (None, ())
         with self._lock:
             rows = self._conn.execute("SELECT node, tool_call_id, envelope FROM messages WHERE conversation_id = ?"
                                       " AND role = 'tool' AND instr(envelope, '\"transcript\"') > 0"
-                                      " ORDER BY id DESC", (conversation_id,)).fetchall()
-        for node, holder, text in rows:
+                                      " AND (? IS NULL OR tool_call_id = ?) ORDER BY id DESC",
+                                      (conversation_id, holder, holder)).fetchall()
+        for node, own_call, text in rows:
             value = _safe_json(text)
-            transcript = value.get("transcript")
-            if isinstance(transcript, list) and any(
+            transcript = transcript_within(value, inner)
+            if transcript is not None and any(
                     isinstance(entry, dict) and entry.get("result") == call_id for entry in transcript):
-                return node, holder or "", value
+                return node, own_call or "", value
         return None
 
     def tree(self, conversation_id: str) -> MessageTree:
@@ -391,3 +397,17 @@ def _stored_envelope(envelope: dict[str, Any]) -> str:
     """A message's envelope as stored (``append``, ``replace_envelope``): secrets redacted,
     lone surrogates made storable, as JSON text."""
     return json.dumps(storable(redact(envelope)), ensure_ascii=False)
+
+
+def transcript_within(envelope: Mapping[str, Any], inner: Sequence[str]) -> list[Any] | None:
+    """The sub-agent transcript of a saved ``delegate`` envelope, or, along ``inner`` (the ids of
+    ``delegate`` calls its sub-agents made, outermost first), the nested transcript of the
+    sub-agent the last one started (``agent.delegate`` keeps it with that call's result);
+    ``None`` when it is not there."""
+    transcript = envelope.get("transcript")
+    for call_id in inner:
+        if not isinstance(transcript, list):
+            return None
+        transcript = next((entry["transcript"] for entry in transcript if isinstance(entry, dict)
+                           and entry.get("result") == call_id and isinstance(entry.get("transcript"), list)), None)
+    return transcript if isinstance(transcript, list) else None

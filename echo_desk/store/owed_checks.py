@@ -22,6 +22,7 @@ overwritten (``secure_delete``: its snapshot holds copies of workspace files). P
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import sqlite3
@@ -54,12 +55,14 @@ CREATE TABLE IF NOT EXISTS owed_checks (
     planted TEXT NOT NULL DEFAULT '[]',
     error TEXT NOT NULL DEFAULT '',
     server TEXT NOT NULL DEFAULT '',
-    client TEXT NOT NULL DEFAULT ''
+    client TEXT NOT NULL DEFAULT '',
+    held_by TEXT NOT NULL DEFAULT ''
 );
 """
 #: Columns added since the first rows were kept, each '' in an older row: ``server`` (a command's
-#: row has none), ``client`` (a row kept before the gateway's engine named its app).
-_ADDED_COLUMNS = ("server", "client")
+#: row has none), ``client`` (a row kept before the gateway's engine named its app), ``held_by``
+#: (a row kept before it said which ``delegate`` calls hold the call: see ``OwedCheck.held_by``).
+_ADDED_COLUMNS = ("server", "client", "held_by")
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,10 @@ class OwedCheck:
     #: The connected app whose gateway engine started the server ('' : the app's or the CLI's,
     #: which serve every caller), named by the check's record as a server_left row names it.
     client: str = ""
+    #: The ``delegate`` calls, outermost first, whose saved sub-agent transcripts hold the call's
+    #: step (``ToolExecutionContext.held_by``: () for a conversation's own call); ``None`` for a
+    #: row kept before this was kept, whose call is looked for (``agent.owed_checks``).
+    held_by: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -146,15 +153,17 @@ class OwedChecksStore:
             yield conn
 
     def owe(self, *, conversation_id: str, call_id: str, tool: str, workspace: str, snapshot: bytes,
-            server: str = "", client: str = "") -> int:
+            server: str = "", client: str = "", held_by: Sequence[str] | None = None) -> int:
         """Keep one command's check (``server``: a sandboxed MCP server's, started by ``client``'s
-        engine) as owed, before it starts; its row's id."""
+        engine; ``held_by``: the ``delegate`` calls holding a sub-agent's call, as
+        ``OwedCheck.held_by``) as owed, before it starts; its row's id."""
+        held = "" if held_by is None else json.dumps([storable(call) for call in held_by])
         with self._connection() as conn:
             cursor = conn.execute(
                 "INSERT INTO owed_checks (at, owner, conversation_id, call_id, tool, workspace, snapshot, server,"
-                " client) VALUES (?,?,?,?,?,?,?,?,?)", (time.time(), this_process(), storable(conversation_id),
-                                                       storable(call_id), storable(tool), storable(workspace),
-                                                       snapshot, storable(server), storable(client)))
+                " client, held_by) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (time.time(), this_process(), storable(conversation_id), storable(call_id), storable(tool),
+                 storable(workspace), snapshot, storable(server), storable(client), held))
         return int(cursor.lastrowid or 0)
 
     def settle(self, check_id: int) -> None:
@@ -169,9 +178,11 @@ class OwedChecksStore:
             return []
         with self._connection() as conn:
             rows = conn.execute("SELECT id, at, owner, conversation_id, call_id, tool, workspace, snapshot, server,"
-                                " client FROM owed_checks WHERE state IN ('owed', 'checking') ORDER BY id").fetchall()
-        return [OwedCheck(id, at, conversation, call, tool, workspace, bytes(snapshot or b""), owner, server, client)
-                for id, at, owner, conversation, call, tool, workspace, snapshot, server, client in rows
+                                " client, held_by FROM owed_checks WHERE state IN ('owed', 'checking')"
+                                " ORDER BY id").fetchall()
+        return [OwedCheck(id, at, conversation, call, tool, workspace, bytes(snapshot or b""), owner, server, client,
+                          _held_by(held))
+                for id, at, owner, conversation, call, tool, workspace, snapshot, server, client, held in rows
                 if not _still_running(owner)]
 
     def being_made_elsewhere(self) -> int:
@@ -223,6 +234,18 @@ class OwedChecksStore:
             with self._connection() as conn:
                 conn.executemany("DELETE FROM owed_checks WHERE id = ? AND state = 'checked'", wanted)
 
+def _held_by(text: str) -> tuple[str, ...] | None:
+    """A row's ``held_by`` read back: ``None`` when it does not say (an older row, or a value that
+    does not read as the list ``owe`` wrote: its call is then looked for, as an older row's)."""
+    if not text:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, list) or not all(isinstance(call, str) for call in value):
+        return None
+    return tuple(value)
 
 
 def _add_columns(conn: sqlite3.Connection) -> None:

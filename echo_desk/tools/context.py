@@ -91,6 +91,9 @@ class ToolExecutionContext:
     cancel_event: _CancelEventField = _CancelEventField()
     approved_by_person: bool = False
     hunk_selection: HunkSelection | None = None
+    #: The ``delegate`` calls, outermost first, whose sub-agents' saved transcripts hold this
+    #: call's step (a sub-agent's call has no message of its own); () for a conversation's own call.
+    held_by: tuple[str, ...] = ()
 
     @property
     def cancelled(self) -> bool:

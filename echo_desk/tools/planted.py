@@ -82,6 +82,23 @@ def planted_of(value: object) -> list[Planted]:
     return found
 
 
+#: The key of the last entry of a list of ``to_json`` entries that was cut (an audit row's): how
+#: many were left out (its ``total`` says how many there were). ``planted_of`` skips it.
+MORE_KEY = "more"
+
+
+def more_entry(more: int, total: int) -> dict[str, object]:
+    """The last entry of a list of entries cut short: ``more`` left out of ``total``."""
+    return {MORE_KEY: more, "total": total}
+
+
+def more_of(value: object) -> int:
+    """How many entries a list of ``to_json`` entries left out (its last, ``more_entry``); 0 when none."""
+    last = value[-1] if isinstance(value, list) and value else None
+    more = last.get(MORE_KEY) if isinstance(last, dict) and "path" not in last else None
+    return more if isinstance(more, int) and not isinstance(more, bool) and more > 0 else 0
+
+
 def _text(name: str) -> str:
     return os.fsencode(name).decode("utf-8", "backslashreplace")
 

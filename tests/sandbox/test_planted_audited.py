@@ -12,6 +12,7 @@ from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.scope import Scope
 from echo_desk.tools.planted import Change, planted_of
+from echo_desk.tools.planted_told import MOST_NAMED
 from tests.agent.fakes import make_engine
 
 pytestmark = requires_bwrap
@@ -64,3 +65,26 @@ async def test_with_two_workspaces_each_entry_is_named_in_its_own(jail: Jail, tm
     assert carded.full() == str(second / ".vscode")
     assert f"{second}/.vscode" in envelope.content  # the model's note
     assert not (second / ".vscode").exists() and (jail.workspace / "README").exists()
+
+
+async def test_many_plants_reach_the_model_named_a_few_with_the_total(jail: Jail, tmp_path: Path) -> None:
+    """A real sandboxed command that plants an ``.envrc`` in each of 30 folders: the model reads
+    ``MOST_NAMED`` of them and the total (before, every one), the audit row keeps all 30."""
+    dispatcher, _schemas, _settings = make_engine(tmp_path, tool_with())
+    scope = Scope(label="conversation", workspace_roots=(jail.workspace,))
+    command = "for i in $(seq 10 39); do mkdir d$i && echo 'echo ran' > d$i/.envrc; done"
+    try:
+        envelope = await dispatcher.execute_tool(
+            ToolCall(id="c1", name="run_command", arguments=json.dumps({"command": command})), scope,
+            ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE))
+        assert dispatcher.audit is not None
+        [row] = dispatcher.audit.query(tool="run_command")
+    finally:
+        dispatcher.close()
+        if dispatcher.audit is not None:
+            dispatcher.audit.close()
+    assert envelope.ok and envelope.metadata["sandbox"]["sandboxed"] is True, envelope.content
+    told = envelope.to_text()
+    assert told.count("/.envrc (created)") == MOST_NAMED and f"and {30 - MOST_NAMED} more (30 in all" in told
+    assert len(planted_of(row["planted"])) == 30
+    assert not any((jail.workspace / f"d{i}" / ".envrc").exists() for i in range(10, 40))

@@ -1,7 +1,8 @@
 """What a call tried to plant (put aside or back by the sandbox) in its audit row: typed in the
 record, stored with full paths, redacted and private as the rest of the row, in the journal line
-as in the database. A log written before (its table without ``planted``, its journal's lines one
-column short) still reads whole, each old row planting nothing, and takes new rows."""
+as in the database; bounded (a few hundred entries), with how many were left out of how many. A
+log written before (its table without ``planted``, its journal's lines one column short) still
+reads whole, each old row planting nothing, and takes new rows."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ import stat
 import time
 from pathlib import Path
 
-from echo_desk.store.audit import AuditLog, AuditRecord
+from echo_desk.store.audit import AUDITED_CHARS, MOST_AUDITED, AuditLog, AuditRecord
 from echo_desk.store.audit_journal import journal_path
-from echo_desk.tools.planted import Change, Planted, planted_of
+from echo_desk.tools.planted import Change, Planted, more_of, planted_of
 
 SECRET = "sk-abcdefghijklmnopqrstuvwx"
 HOOK = Planted(".git/hooks/pre-commit", Change.CREATED, kept="/data/put-aside/1/ws/.git/hooks/pre-commit")
@@ -68,7 +69,7 @@ def test_a_planted_path_is_redacted_and_the_files_stay_private(tmp_path: Path) -
         [row] = audit.query()
     finally:
         audit.close()
-    assert len(journaled) == 19 and ".envrc" in journaled[-1] and SECRET not in line
+    assert len(journaled) == 20 and ".envrc" in journaled[-2] and SECRET not in line
     [stored] = planted_of(row["planted"])
     assert stored.path.startswith("/home/me/ws/") and stored.path.endswith("/.envrc") and SECRET not in stored.path
     assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(folder.stat().st_mode) == 0o700
@@ -147,3 +148,50 @@ def test_what_a_sandbox_checked_later_left_goes_in_the_newest_row_of_its_call_on
     assert [(r["call_id"], r["planted"] != []) for r in rows] == [("c2", False), ("c1", True), ("c1", False)]
     [hook] = planted_of(rows[1]["planted"])
     assert hook.path.endswith("/.git/hooks/pre-commit") and hook.change is Change.CREATED and SECRET not in hook.path
+
+
+MANY = 10_000
+PLANTS = tuple(Planted(f"pkg{i:05}/.envrc", Change.CREATED, kept=f"/data/put-aside/1/ws/pkg{i:05}/.envrc")
+               for i in range(MANY))
+
+
+def test_ten_thousand_plants_make_a_bounded_row_and_journal_line_that_say_the_total(tmp_path: Path) -> None:
+    """Before, every entry went into the row and its journal line (some 1.5 MB for these)."""
+    path = tmp_path / "audit.sqlite3"
+    still = Planted("zzz/.vscode/tasks.json", Change.CREATED, still_there=True)  # (what must be acted on is kept)
+    audit = AuditLog(path)
+    try:
+        record = _record("c1", (*PLANTS, still), "/home/me/ws")
+        audit.append_started(record.start(), at=record.at, ok=True, error_kind=None, error="", duration_ms=1.0,
+                             planted=record.planted, planted_in=record.planted_in, later=True)
+        [line] = journal_path(path).read_text().splitlines()
+        audit.queue_later()
+        # A later check of another call that found as many: its row is bounded alike.
+        audit.append(_record("c2"))
+        audit.planted_later(conversation_id="conv", call_id="c2", tool="run_command", planted=PLANTS,
+                            planted_in="/home/me/ws")
+        rows = {r["call_id"]: r for r in audit.query()}
+    finally:
+        audit.close()
+    assert len(line) < 200_000
+    for row in rows.values():
+        entries = planted_of(row["planted"])
+        assert len(entries) == MOST_AUDITED and len(json.dumps(row["planted"])) < 200_000
+    first = rows["c1"]["planted"]
+    assert first[-1] == {"more": MANY + 1 - MOST_AUDITED, "total": MANY + 1} and more_of(first) == MANY + 1 - MOST_AUDITED
+    assert planted_of(first)[0] == Planted("/home/me/ws/zzz/.vscode/tasks.json", Change.CREATED, still_there=True)
+    assert more_of(rows["c2"]["planted"]) == MANY - MOST_AUDITED
+
+
+def test_long_paths_are_bounded_by_their_length_too(tmp_path: Path) -> None:
+    deep = "/".join(["d" * 250] * 15)
+    long = tuple(Planted(f"{deep}/{i}/.envrc", Change.CREATED, kept=f"/aside/{deep}/{i}/.envrc") for i in range(400))
+    audit = AuditLog(tmp_path / "audit.sqlite3")
+    try:
+        audit.append(_record("c1", long, "/home/me/ws"))
+        [row] = audit.query()
+    finally:
+        audit.close()
+    kept = planted_of(row["planted"])
+    assert 0 < len(kept) < len(long) and more_of(row["planted"]) == len(long) - len(kept)
+    assert len(json.dumps(row["planted"])) < AUDITED_CHARS + 50_000

@@ -13,21 +13,25 @@ with "Terminal is dumb" otherwise): with ``~/.local/bin`` first on the ``PATH``,
 A rule naming git or hg trusts git or hg, not that program: the editor counts as a command the
 line runs (``Inner``), each one it may be (``candidates``), and the rules judge it as if the line
 named it, with the same checks a named program gets. The settings (``core.editor``,
-``ui.editor``) are not read here: every way the agent can name one already asks (s309), and the
-person's own is judged as the variables and defaults after it, each of which must be allowed.
+``ui.editor``) are read where the line runs (``editor_settings``): the editor they name is one
+more the line runs (``git_set_editors``, ``hg_set_editors``). Every way the agent can name one
+already asks (s309); the person's own ran as the line's: with ``core.editor = vim``,
+``printf ':!touch PWNED\n:wq\n' | git commit`` ran touch through vim, and with ``core.editor =
+"$HOME/tools/myedit"`` a planted ~/tools/myedit ran (git 2.39, bash and dash, s324), while the
+engine judged only ``EDITOR``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from echo_desk.agent.permissions import line_environment
+from echo_desk.agent.permissions import line_environment, sensible_editor
 from echo_desk.agent.permissions.hg_commands import command_at, command_of
 from echo_desk.agent.permissions.options import Seen
 from echo_desk.agent.permissions.reading import Argv, Inner
 from echo_desk.sandbox.shell import Grammar
 
-__all__ = ["git_editors", "hg_editors"]
+__all__ = ["git_editors", "git_set_editors", "hg_editors", "hg_set_editors"]
 
 #: With no variable set: Debian's git runs ``editor`` (the alternatives' name), upstream's ``vi``;
 #: Debian's hg runs ``sensible-editor`` (which reads ``~/.selected_editor`` and runs ``editor``),
@@ -85,6 +89,36 @@ def hg_editors(argv: Argv) -> tuple[Inner, ...]:
     if not edits and any(_gives(w, _HG_MESSAGES) for w in words):
         return ()
     return _inners("HGEDITOR", _HG_DEFAULTS, _HG_FILE)
+
+
+def git_set_editors(values: Sequence[str] | None, chosen: str | None = "") -> tuple[Inner, ...]:
+    """The editors ``core.editor`` names (``values``: each value the settings give it, ``None``:
+    settings not read, which may name any program), for a git command that starts one: git takes
+    it before ``VISUAL`` and ``EDITOR``, after ``GIT_EDITOR`` (then none). ``sensible-editor``
+    is judged as what it runs (``chosen``: ``sensible_editor.selected``)."""
+    return _set_editors("GIT_EDITOR", values, _GIT_FILE, chosen)
+
+
+def hg_set_editors(values: Sequence[str] | None, chosen: str | None = "") -> tuple[Inner, ...]:
+    """The editors ``ui.editor`` names, for an hg command that starts one (as ``git_set_editors``:
+    hg takes it after ``HGEDITOR``)."""
+    return _set_editors("HGEDITOR", values, _HG_FILE, chosen)
+
+
+def _set_editors(first: str, values: Sequence[str] | None, file: str, chosen: str | None) -> tuple[Inner, ...]:
+    if line_environment.get(first):
+        return ()
+    if values is None:
+        return (_inner(None),)
+    found: list[Inner] = []
+    # (an empty value is no editor: what follows it runs; the variables and defaults are already
+    # judged, since a conditional include's condition is not judged here)
+    for value in dict.fromkeys(v for v in values if v.strip()):
+        if value.split() == [sensible_editor.PROGRAM]:
+            found += [_inner(line) for line in sensible_editor.editors(chosen, file)]
+        else:
+            found.append(_inner(f"{value} {file}"))
+    return tuple(dict.fromkeys(found))
 
 
 def _git_starts_editor(sub: str, seen: Sequence[Seen] | None, words: Argv) -> bool:
@@ -159,14 +193,17 @@ def _maybe_commit(argv: Argv) -> bool:
 def _inners(first: str, defaults: Sequence[str], file: str) -> tuple[Inner, ...]:
     """Each editor it may run: ``first`` (``GIT_EDITOR``, ``HGEDITOR``) when set, else
     ``VISUAL`` and ``EDITOR`` where set (which of them runs depends on ``TERM``: both count),
-    else ``defaults``. The settings between them are not read here (see the module)."""
+    else ``defaults``. The settings between them are read where the line runs (see the module)."""
     value = line_environment.get(first)
     if value:
-        return (_inner(value, file),)
+        return (_inner(f"{value} {file}"),)
     found = [v for v in (line_environment.get("VISUAL"), line_environment.get("EDITOR")) if v]
-    return tuple(_inner(value, file) for value in (found or defaults))
+    return tuple(_inner(f"{value} {file}") for value in (found or defaults))
 
 
-def _inner(editor: str, file: str) -> Inner:
+def _inner(line: str | None) -> Inner:
+    """The editor command ``line`` (``None``: one not known here, which is never allowed)."""
+    if line is None:
+        return Inner(line="", grammar=None, editor=True)
     # (git and hg run it as ``sh -c '<editor> "$@"'``: its words are a shell line)
-    return Inner(line=f"{editor} {file}", grammar=Grammar.POSIX)
+    return Inner(line=line, grammar=Grammar.POSIX, editor=True)

@@ -26,7 +26,7 @@ from echo_desk.agent.permissions.git_index import git_dir_of, repository_root
 from echo_desk.agent.permissions.options import Does, read_options
 from echo_desk.agent.permissions.repository_tops import repository_tops
 
-__all__ = ["OWN_COMMANDS", "expansions"]
+__all__ = ["OWN_COMMANDS", "expansions", "settings"]
 
 Args = tuple[str | None, ...]
 Entry = git_environment.Entry
@@ -60,20 +60,29 @@ _EXEC_PATHS = ("/usr/lib/git-core", "/usr/libexec/git-core")
 _DEPTH = 10
 
 
-def _settings(args: Sequence[str | None], folders: Sequence[Path], home: Path | None) -> list[Entry] | None:
+def settings(args: Sequence[str | None], folders: Sequence[Path], home: Path | None,
+             every_top: bool = False) -> list[Entry] | None:
     """Every setting ``git`` with the words ``args`` (after its name) run in any of ``folders``
     reads: its repository's and the person's files, the environment's, the line's ``-c`` last
-    (``None``: one not read, which may say anything)."""
+    (``None``: one not read, which may say anything). ``every_top``: where git may take more than
+    one folder for its repository (a ``.git`` it passes over or follows, a linked worktree), the
+    settings of each count (one setting any of them gives may be the one: the editor), where an
+    alias, which must be the one git runs, is not known then."""
     where = git_repositories.folders(("git", *args), folders)
     if where.unknown or where.worktrees:
         return None
     git_dirs: list[Path | None] = [named.git_dir for named in where.named]
     if not where.named:
         roots = [repository_root(start) for start in where.starts]
-        if any(root is not None and repository_tops(start, "git") != [root]
-               for start, root in zip(where.starts, roots, strict=True)):
+        if every_top:
+            roots += [top for start in where.starts for top in repository_tops(start, "git")]
+        elif any(root is not None and repository_tops(start, "git") != [root]
+                 for start, root in zip(where.starts, roots, strict=True)):
             return None  # (a .git git passes over or follows: the settings it reads are not known here)
-        git_dirs = [None if root is None else git_dir_of(root) for root in roots] or [None]
+        tops = list(dict.fromkeys(roots))
+        git_dirs = [None if root is None else git_dir_of(root) for root in tops] or [None]
+        if every_top and any(root is not None and git_dir is None for root, git_dir in zip(tops, git_dirs, strict=False)):
+            return None  # (a .git file not read, or anywhere: its settings are not known here)
     found: list[Entry] = []
     for git_dir in dict.fromkeys(git_dirs):
         read = git_config.entries(git_dir, home)
@@ -121,7 +130,7 @@ def expansions(args: Args, folders: Sequence[Path], home: Path | None) -> list[A
         sub = words[parsed.rest]
         if sub is None or depth >= _DEPTH or _program(sub):
             return None
-        entries = entries if entries is not None else _settings(args, folders, home)
+        entries = entries if entries is not None else settings(args, folders, home)
         if entries is None:
             return None
         values = [v for s, ss, k, v in entries if s == "alias" and _name(ss, k) == sub.lower()]

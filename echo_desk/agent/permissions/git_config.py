@@ -33,6 +33,9 @@ _SECTION = re.compile(r'\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\\n]|\\.)*)")?\s*
 _KEY = re.compile(r"\s*([A-Za-z][A-Za-z0-9-]*)\s*(=|$|[#;])(.*)")
 #: What separates the words of a value run by the shell (``!cd tools && ./x``).
 _WORD = re.compile(r"[^\s;&|()<>`'\"!=]+")
+#: The home folder's variable in a value the shell runs (``$HOME/tools/d``, ``"${HOME}"/d``): read
+#: as ``~`` (s324: ``diff.external = $HOME/tools/d`` ran a planted ~/tools/d under ``git diff``).
+_HOME_VARIABLE = re.compile(r'"?\$(?:HOME\b|\{HOME\})"?')
 
 
 @dataclass(frozen=True)
@@ -284,15 +287,17 @@ def _entries_names(entries: Sequence[tuple[str, str | None, str, str]], base: Pa
             found.append(Named(root, folder=True))
         else:
             for word in path_words(value):
-                target = _resolved(word, root, home)
+                # (another variable's value is not known here: the path may be anywhere)
+                target = None if "$" in word else _resolved(word, root, home)
                 found.append(Named(target) if target is not None else ANYWHERE)
     return found
 
 
 def path_words(value: str) -> list[str]:
     """The words of a settings value that git, or the shell line it runs, takes as paths: those
-    holding a ``/`` but for URLs (``--file=/a/b`` gives ``/a/b``)."""
-    return [word for word in _WORD.findall(value) if "/" in word and not _url(word)]
+    holding a ``/`` but for URLs (``--file=/a/b`` gives ``/a/b``), the home folder's variable
+    read as ``~`` (``$HOME/x`` gives ``~/x``)."""
+    return [word for word in _WORD.findall(_HOME_VARIABLE.sub("~", value)) if "/" in word and not _url(word)]
 
 
 def _url(word: str) -> bool:

@@ -193,8 +193,12 @@ RUNS_A_COMMAND = {("bisect", "run")}
 #: exrc`` then reads the folder's ``.exrc``), ``git merge-index PROGRAM FILE`` runs PROGRAM for
 #: an unmerged FILE (the agent can make one with ``git update-index --index-info``), ``git
 #: remote-ext REMOTE COMMAND`` runs COMMAND (git refuses ``ext::`` URLs, not the helper run by
-#: hand). A rule covers them only by naming them (``runs_a_program``).
-RUNS_A_PROGRAM = frozenset({"bugreport", "merge-index", "remote-ext"})
+#: hand). ``git difftool`` and ``git mergetool`` run the diff or merge tool the settings name or
+#: git guesses (vimdiff, which reads its keys from the line's input: ``git difftool -y --no-index
+#: a.txt b.txt <<EOF`` holding ``:!touch PWNED`` ran touch, and so did ``git mergetool`` on a
+#: conflict; ``-x``/``--extcmd`` runs any command). A rule covers them only by naming them
+#: (``runs_a_program``).
+RUNS_A_PROGRAM = frozenset({"bugreport", "merge-index", "remote-ext", "difftool", "mergetool"})
 
 
 def runs_a_program(sub: str) -> bool:

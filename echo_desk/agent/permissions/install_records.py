@@ -13,8 +13,9 @@ configured for ``~/.local``, each step below created ~/.local/share/d.txt):
   ``--install --prefix P`` replaces) and every absolute ``DESTINATION`` there and in the scripts
   it includes from the build folder;
 - ``make install`` on a Makefile automake generated and configure wrote (autotools): its
-  ``prefix``, ``exec_prefix`` and ``…dir`` variables, as make's own variables on the line
-  (``prefix=~/x``) set them, in it and in the Makefiles of its ``SUBDIRS``.
+  ``prefix``, ``exec_prefix`` and the ``…dir`` variables its rules and recipes refer to (s335:
+  configure writes ``oldincludedir = /usr/include`` into every one), as make's own variables on
+  the line (``prefix=~/x``) set them, in it and in the Makefiles of its ``SUBDIRS``.
 
 ``DESTDIR`` (the line's environment; for make a variable on the line too) puts every one of
 them below it, as each of these programs does: ``env DESTDIR=~/x ninja -C b install`` wrote

@@ -305,6 +305,10 @@ class Suggestion:
     #: (the editor ``git commit`` starts without ``-m``): alone, the rule does not allow the
     #: command next time; each needs a rule of its own. Empty: the rule allows it.
     also_runs: tuple[str, ...] = ()
+    #: The patterns of the other rules offered for the same command that it needs beside it: a
+    #: wrapper's ``nice **`` allows ``nice -n 5 make test`` only with ``make test **`` (and that
+    #: one only with ``nice **``). Empty: alone, it is enough for its command.
+    needs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -924,7 +924,10 @@ COMPOSER_HOME_FILES = ("config.json", "composer.json", "vendor/composer/installe
 #: code), npm's user settings (``script-shell``, ``logs-dir``; npx, pnpm and yarn read them too), less's lesskey files (their
 #: ``#env`` section sets ``LESSOPEN``, a command less runs on every file it shows).
 HOME_SETTINGS: dict[str, tuple[str, ...]] = {
-    "git": (".gitconfig",), "mypy": (".mypy.ini",), "less": (".lesskey", ".less"),
+    # (git's and hg's: ~/.selected_editor, which Debian's sensible-editor sources as shell code,
+    # the editor hg starts there: ``sensible_editor``)
+    "git": (".gitconfig", ".selected_editor"), "sensible-editor": (".selected_editor",),
+    "mypy": (".mypy.ini",), "less": (".lesskey", ".less"),
     # kubectl's settings (CODE_FILE_OPTIONS: an `exec` entry runs a command).
     "kubectl": (".kube/config",),
     # wget's user settings (``output_document``, ``dir_prefix``, ``logfile`` write anywhere).
@@ -940,7 +943,7 @@ HOME_SETTINGS: dict[str, tuple[str, ...]] = {
     "cargo": (".cargo/config.toml", ".cargo/config", ".rustup/settings.toml"),
     # The user's settings of the programs whose folder settings are code (see FOLDER_SETTINGS):
     # hg's hooks, pdb's and irb's rc files, gdb's init files (shell commands; gdbearlyinit too).
-    "hg": (".hgrc",), **dict.fromkeys(("pdb", "pdb3"), (".pdbrc",)), "irb": (".irbrc",),
+    "hg": (".hgrc", ".selected_editor"), **dict.fromkeys(("pdb", "pdb3"), (".pdbrc",)), "irb": (".irbrc",),
     "gdb": (".gdbinit", ".gdbearlyinit"),
     # ack's user settings (any option: `--pager=CMD` runs CMD, `--files-from` reads a list; s282).
     "ack": (".ackrc", "_ackrc"),

@@ -47,7 +47,9 @@ class Inner:
     (``env -C DIR CMD``: ``None``, one only known when the line runs).
     ``once``: the program runs it once at most (``env``, ``nice``, ``timeout``), where another
     may run it again and again (``xargs``, ``find -exec``, ``watch``): a command run twice may
-    act on what its first run changed (``git add`` staging a submodule, see ``git_index``)."""
+    act on what its first run changed (``git add`` staging a submodule, see ``git_index``).
+    ``editor``: the editor git or hg starts where no word of the line names it (``editor_starts``);
+    the verdict adds the one the settings where the line runs name (``editor_settings``)."""
 
     start: int = 0
     end: int | None = None
@@ -61,6 +63,7 @@ class Inner:
     cleared: bool = False
     folders: tuple[str | None, ...] = ()
     once: bool = False
+    editor: bool = False
 
 
 @dataclass(frozen=True)

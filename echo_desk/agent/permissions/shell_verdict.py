@@ -28,6 +28,7 @@ from typing import Protocol
 
 from echo_desk.agent.permissions import (
     default_folders,
+    editor_settings,
     floor,
     folder_moves,
     git_configured_places,
@@ -50,6 +51,7 @@ from echo_desk.agent.permissions import (
     programs,
     settings_commands,
     settings_files,
+    suggested_variables,
     this_verdict,
 )
 from echo_desk.agent.permissions import program_options as table
@@ -103,6 +105,9 @@ from echo_desk.sandbox.shell import Grammar, command_shell
 
 #: Redirection targets that are never files anyone cares about.
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+#: Of those, the ones naming a descriptor: as harmless only as what the line leaves on it
+#: (``Analysis.may_reopen_output``: `tee /dev/stdout 1< ../keep.txt` writes keep.txt).
+DESCRIPTOR_TARGETS = frozenset({"/dev/stdout", "/dev/stderr"})
 #: Programs that write a path only by opening it and writing into it, as a redirection does: one
 #: of ``HARMLESS_TARGETS`` is as harmless to them. Any other program writing one may remove,
 #: rename, replace it, or change its mode or owner (`rm -f /dev/null`, `mv x /dev/stdout`,
@@ -162,10 +167,7 @@ def _kept_promises(subject: Subject, rules: Rules, where: floor.Where, grammar: 
     the dialog would promise the next call allowed and it would ask again. Also the parts of
     the line that would still ask with them all and that no kept suggestion explains
     (``Verdict.still_asks``)."""
-    tried = [Compiled(tool="shell", family=Family.SHELL, matcher=compile_tokens(s.pattern or ""),
-                      rule=Rule(effect=Effect.ALLOW, tool="shell", family=Family.SHELL, pattern=s.pattern or "",
-                                reason="", examples=Examples(), source=RuleSource(layer=Layer.GRANT)))
-             for s in suggestions]
+    tried = [_tried_rule(s) for s in suggestions]
     trial = _shell_verdict(subject, rules.trying(tried), where, suggest=False, grammar=grammar)
     allowed = {p.text for p in trial.parts if p.kind is PartKind.COMMAND and p.effect is Effect.ALLOW}
     also: dict[str, tuple[str, ...]] = {}  # (a wrapper's command: what any of its rules leaves)
@@ -180,7 +182,36 @@ def _kept_promises(subject: Subject, rules: Rules, where: floor.Where, grammar: 
     told = {s.label for s in kept if s.also_runs}
     still = () if trial.effect is Effect.ALLOW else tuple(dict.fromkeys(
         p.text for p in trial.parts if p.effect is not Effect.ALLOW and p.text not in told))
-    return kept, still
+    return _with_partners(subject, rules, where, grammar, kept, allowed), still
+
+
+def _with_partners(subject: Subject, rules: Rules, where: floor.Where, grammar: Grammar | None,
+                   kept: tuple[Suggestion, ...], allowed: set[str]) -> tuple[Suggestion, ...]:
+    """Each kept rule of a command offered several (a wrapper's ``nice **`` and ``make test **``
+    for ``nice -n 5 make test``) names the others when, tried alone, it leaves its command
+    asking (``Suggestion.needs``): the dialog says so rather than offer the wrapper's rule as if
+    it allowed the command. One more verdict per such rule."""
+    by_command: dict[str, list[Suggestion]] = {}
+    for s in kept:
+        by_command.setdefault(s.label, []).append(s)
+    out = []
+    for s in kept:
+        others = tuple(o.pattern for o in by_command[s.label] if o is not s and o.pattern is not None)
+        if others and s.label in allowed:
+            alone = _shell_verdict(subject, rules.trying([_tried_rule(s)]), where, suggest=False, grammar=grammar)
+            if not any(p.kind is PartKind.COMMAND and p.text == s.label and p.effect is Effect.ALLOW
+                       for p in alone.parts):
+                s = replace(s, needs=others)
+        out.append(s)
+    return tuple(out)
+
+
+def _tried_rule(suggestion: Suggestion) -> Compiled:
+    """The allow rule ``suggestion`` would add, as the engine holds one (to try it)."""
+    pattern = suggestion.pattern or ""
+    return Compiled(tool="shell", family=Family.SHELL, matcher=compile_tokens(pattern),
+                    rule=Rule(effect=Effect.ALLOW, tool="shell", family=Family.SHELL, pattern=pattern,
+                              reason="", examples=Examples(), source=RuleSource(layer=Layer.GRANT)))
 
 
 def covers_line(item: Compiled, line: str, where: floor.Where) -> bool:
@@ -499,7 +530,7 @@ class _Judge:
         """What no floor, deny or ask rule decided: only an allow rule, a grant or allow-in-sandbox."""
         if command.opaque is not None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=command.opaque.value))
-        reading = self._read_with_settings(tuple(w.value for w in command.argv))
+        reading = self.read_with_settings(tuple(w.value for w in command.argv))
         if reading.never is not None:
             return part(None, Provenance(kind=Decider.OPAQUE, detail=reading.never.value), reading.never)
         if command.directory_change is not None and self.cd_outside:
@@ -724,7 +755,7 @@ class _Judge:
 
     def _covered_here(self, argv: tuple[Word, ...], *, sandbox: bool, depth: int) -> Compiled | None:
         values = tuple(w.value for w in argv)
-        reading = self._read_with_settings(values)
+        reading = self.read_with_settings(values)
         if reading.never is not None or reading.unreadable or self._fed_commands(reading, depth):
             return None
         matched = reading.matched or values
@@ -757,13 +788,17 @@ class _Judge:
             return None
         return rule
 
-    def _read_with_settings(self, values: tuple[str | None, ...]) -> Reading:
+    def read_with_settings(self, values: tuple[str | None, ...]) -> Reading:
         """``programs.read``, with what the program's settings where it runs make of its words:
         an hg command an extension may give is a flag a rule covers only by naming it
         (``hg_extensions``), one enabled that wraps hg's own commands writes its cache
-        (``hg_extension_writes``), and one the engine has not audited asks (``hg_unaudited``)."""
+        (``hg_extension_writes``), and one the engine has not audited asks (``hg_unaudited``); the
+        editor git's or hg's settings name, where it starts one (``editor_settings``)."""
         reading = programs.read(values)
-        if values and values[0] is not None and programs.base(values[0]) == "hg":
+        program = programs.base(values[0]) if values and values[0] is not None else None
+        if program is not None and program in ("git", "hg"):
+            reading = editor_settings.with_set_editors(reading, values, program, self.cwds, self.where.home)
+        if program == "hg":
             foreign = [*hg_extensions.foreign_flags(values, self.cwds, self.where.home),
                        *hg_unaudited.unaudited_flags(values, self.cwds, self.where.home)]
             if foreign:
@@ -1485,7 +1520,8 @@ class _Judge:
         """What the rules say of the redirection (or of the command ``own`` writing a path,
         judged as one)."""
         value = redirect.target.value
-        if value in HARMLESS_TARGETS and (own is None or (programs.base(own[0]) if own else None) in CONTENT_WRITERS):
+        if value in HARMLESS_TARGETS and (own is None or (programs.base(own[0]) if own else None) in CONTENT_WRITERS) \
+                and not (value in DESCRIPTOR_TARGETS and self.analysis.may_reopen_output):
             return Effect.ALLOW, Provenance(kind=Decider.DEFAULT, detail="harmless target")
         family = self.rules.write if redirect.write else self.rules.read
         if value is None:
@@ -1854,7 +1890,8 @@ def _suggestions(analysis: Analysis, undecided: list[Command], judge: _Judge) ->
         while words:
             values = tuple(w.value for w in words)
             program = values[0]
-            reading = programs.read(values)
+            # (with the editor git's or hg's settings name: what the rule must say it also runs, s324)
+            reading = judge.read_with_settings(values)
             if program is None or not _plain(program) or reading.never is not None:
                 break
             # (`git -C src status` is `git status` where it works: `git status **` covers it)
@@ -1872,26 +1909,58 @@ def _suggestions(analysis: Analysis, undecided: list[Command], judge: _Judge) ->
             argv_inners = [i for i in reading.inners if i.line is None]
             if len(argv_inners) != 1 or reading.inners != tuple(argv_inners):
                 break
+            # (`env FOO=1 make test`, `env -i …`, `env -C dir …`: `env **` does not name what env
+            # is given, so one rule names it with the program's narrow pattern, s342)
+            if found is None and programs.base(program) == "env" and _suggest_env_as_written(
+                    command, words, argv_inners[0], judge, seen, out):
+                break
             words = _inner_words(words, argv_inners[0])
     return tuple(out)
 
 
 def _suggest_named_environment(command: Command, judge: _Judge, seen: set[str], out: list[Suggestion]) -> None:
     """The rule for a command whose ``NAME=value`` prefixes a rule must name: the prefixes as
-    written, then its program's narrow pattern (``NODE_OPTIONS=--trace-warnings npm test **``);
-    none where that would not allow it. A rule for the program alone would not."""
-    inner = command.argv[len(command.environment) + 1:]
-    program = inner[0].value if inner else None
-    if program is None or not _plain(program):
+    written, then its program's narrow pattern (``RAILS_ENV=test rake test **``); none where that
+    would not allow it, nor for a variable that names code, a program or settings (``PATH=bin``:
+    ``suggested_variables``). A rule for the program alone would not."""
+    variables = [w.value.partition("=") for w in command.environment if w.value is not None]
+    if len(variables) != len(command.environment) or not all(
+            suggested_variables.may_name(name, value) for name, _, value in variables):
         return
     named = " ".join(w.value or "" for w in command.environment)
+    _suggest_naming(command, command.argv, named, command.argv[len(command.environment) + 1:], judge, seen, out)
+
+
+def _suggest_env_as_written(command: Command, words: tuple[Word, ...], inner: programs.Inner, judge: _Judge,
+                            seen: set[str], out: list[Suggestion]) -> bool:
+    """The rule for ``env``'s command whose options or assignments a rule must name (``env -i``,
+    ``env -C dir``, ``env FOO=1``): env's words as written, then its program's narrow pattern
+    (``env -i make test **``), as for a command's ``NAME=value`` prefixes; none for a variable
+    ``suggested_variables`` refuses, set or unset. Whether one was offered."""
+    given = words[1:inner.start]
+    if any(w.value is None or not _plain(w.value) for w in given) or not all(
+            suggested_variables.may_name(name, value) for name, value in inner.environment):
+        return False
+    named = " ".join(w.value or "" for w in (words[0], *given))
+    return _suggest_naming(command, words, named, _inner_words(words, inner), judge, seen, out)
+
+
+def _suggest_naming(command: Command, words: tuple[Word, ...], named: str, inner: tuple[Word, ...], judge: _Judge,
+                    seen: set[str], out: list[Suggestion]) -> bool:
+    """Offer ``named`` followed by the narrow pattern of the program ``inner`` runs, for
+    ``words`` (the command, or what a wrapper of it runs), where it would allow them."""
+    program = inner[0].value if inner else None
+    if program is None or not _plain(program):
+        return False
     pattern = f"{named} {_narrow_pattern(program, tuple(w.value for w in inner))}"
-    values = tuple(w.value for w in command.argv)
-    also = judge.would_cover(pattern, command.argv, programs.read(values)) if pattern not in seen else None
-    if also is not None:
-        seen.add(pattern)
-        out.append(Suggestion(tool="shell", pattern=pattern, label=command.text, examples=Examples(match=(command.text,)),
-                              also_runs=also))
+    values = tuple(w.value for w in words)
+    also = judge.would_cover(pattern, words, judge.read_with_settings(values)) if pattern not in seen else None
+    if also is None:
+        return False
+    seen.add(pattern)
+    out.append(Suggestion(tool="shell", pattern=pattern, label=command.text,
+                          examples=Examples(match=(command.text,) if words is command.argv else ()), also_runs=also))
+    return True
 
 
 def _narrow_pattern(program: str, values: tuple[str | None, ...]) -> str:

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from echo_desk.agent.permissions import GrantScope, Suggestion, Verdict
+from echo_desk.agent.permissions import GrantScope, PartKind, Suggestion, Verdict
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, _, list_text, quoted
 from echo_desk.ui.core import i18n_qt
@@ -94,6 +94,35 @@ def still_asks_text(verdict: Verdict) -> str:
         parts=list_text(quoted(visible(p, one_line=True)) for p in verdict.still_asks))
 
 
+def several_commands(verdict: Verdict) -> bool:
+    """Whether the line has more than one command: each choice then covers its own only."""
+    return sum(1 for p in verdict.parts if p.kind is PartKind.COMMAND) > 1
+
+
+def covers_text(suggestion: Suggestion, verdict: Verdict) -> str:
+    """What the choice covers when that is less than the line ('' when it is the line): the
+    command it names, and the rules offered beside it that the command needs too (a wrapper's
+    ``nice **`` and its program's ``make test **``)."""
+    command = quoted(visible(suggestion.label, one_line=True))
+    if suggestion.needs:
+        return _("Not enough alone: {command} also needs {rules}, offered here too").format(
+            command=command, rules=list_text(quoted(visible(p, one_line=True)) for p in suggestion.needs))
+    if several_commands(verdict):
+        return _("Only for {command}, not the other commands of this line").format(command=command)
+    return ""
+
+
+def whole_line_text(verdict: Verdict) -> str:
+    """Whether every rule offered, chosen in turn, lets the whole line run next time: said when
+    there is more than one choice, or when the line would ask again anyway ('' otherwise)."""
+    if verdict.still_asks:
+        return still_asks_text(verdict)
+    if len(verdict.suggestions) < 2 or any(s.also_runs for s in verdict.suggestions):
+        return ""  # (one choice: it says itself what it allows; an also_runs note says why not)
+    return _("With all the rules offered here, this whole line will run without asking next time. "
+             "Each choice adds only its own rule: the line asks again until every one is chosen.")
+
+
 def suggestion_tooltip(suggestion: Suggestion) -> str:
     """The commands the rule was made from, and for a path what else it covers (plain text)."""
     lines = [visible(m, one_line=True) for m in suggestion.examples.match]
@@ -140,6 +169,9 @@ class GrantChoices(QWidget):
         layout.addWidget(self.remember_caption)
         self.group = QButtonGroup(self)
         self.radios: list[QRadioButton] = []
+        #: Under each choice, what it covers when that is less than the line: its own command, and
+        #: the rules offered beside it that the command needs too ('' and hidden: the line).
+        self.covers: list[QLabel] = []
         #: Under each choice, why its rule alone will not allow the command ('' and hidden: it will).
         self.falls_short: list[QLabel] = []
         for i, suggestion in enumerate(verdict.suggestions):
@@ -147,18 +179,22 @@ class GrantChoices(QWidget):
             self.group.addButton(radio, i)
             self.radios.append(radio)
             layout.addWidget(radio)
-            note = QLabel()
-            note.setWordWrap(True)
-            note.setIndent(radio.style().pixelMetric(radio.style().PixelMetric.PM_ExclusiveIndicatorWidth) * 2)
-            note.setVisible(bool(suggestion.also_runs))
-            self.falls_short.append(note)
-            layout.addWidget(note)
+            indent = radio.style().pixelMetric(radio.style().PixelMetric.PM_ExclusiveIndicatorWidth) * 2
+            for notes, needed in ((self.covers, bool(covers_text(suggestion, verdict))),
+                                 (self.falls_short, bool(suggestion.also_runs))):
+                note = QLabel()
+                note.setWordWrap(True)
+                note.setIndent(indent)
+                note.setVisible(needed)
+                notes.append(note)
+                layout.addWidget(note)
         if self.radios:
             self.radios[0].setChecked(True)
-        #: The line would ask again even with every rule offered (a write no rule allows).
+        #: Whether the whole line runs next time with every rule offered: it would ask again (a
+        #: write no rule allows), or, with several choices, it would not once all are chosen.
         self.still_asks = QLabel()
         self.still_asks.setWordWrap(True)
-        self.still_asks.setVisible(bool(verdict.suggestions and verdict.still_asks))
+        self.still_asks.setVisible(bool(verdict.suggestions and whole_line_text(verdict)))
         layout.addWidget(self.still_asks)
 
         row = QHBoxLayout()
@@ -224,18 +260,23 @@ class GrantChoices(QWidget):
     def retranslate(self, *_args: object) -> None:
         self.parts_caption.setText(_("&How each part of this call was checked"))
         self.parts.retranslate()
-        self.remember_caption.setText(_("Or allow this and similar calls from now on:"))
+        # (with several commands, "this and similar calls" promised the whole line: a choice is one command's)
+        self.remember_caption.setText(_("Or allow one command of this line from now on:")
+                                      if several_commands(self.verdict)
+                                      else _("Or allow this and similar calls from now on:"))
         for radio, suggestion in zip(self.radios, self.verdict.suggestions, strict=True):
             radio.setToolTip(suggestion_tooltip(suggestion))
             choice = _("Allow {rule}").format(rule=suggestion_text(suggestion))
             radio.setText(plain_button_text(choice))
-            short = falls_short_text(suggestion)
             radio.setAccessibleName(choice)
-            radio.setAccessibleDescription(short)
-        for note, suggestion in zip(self.falls_short, self.verdict.suggestions, strict=True):
+            # (read aloud with the choice: what the notes under it say)
+            radio.setAccessibleDescription(" ".join(t for t in (covers_text(suggestion, self.verdict),
+                                                                falls_short_text(suggestion)) if t))
+        for covers, note, suggestion in zip(self.covers, self.falls_short, self.verdict.suggestions, strict=True):
+            covers.setText(covers_text(suggestion, self.verdict))
             note.setText(_("Not enough alone: {why}").format(why=falls_short_text(suggestion)) if suggestion.also_runs
                          else "")
-        self.still_asks.setText(still_asks_text(self.verdict))
+        self.still_asks.setText(whole_line_text(self.verdict))
         self.scope_caption.setText(_("For how &long:"))
         for i, scope in enumerate(OFFERED_SCOPES):
             self.scope.setItemText(i, offered_scope_label(scope, self.client))

@@ -18,11 +18,18 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from echo_desk.agent.envelope import DENIED_KEY, ERROR_FOR_PERSON_KEY, UNDO_NOT_RECORDED_KEY
+from echo_desk.agent.subagents import MAX_DEPTH
 from echo_desk.i18n import deferred_from_json
 from echo_desk.store.not_saved import cause_text
 from echo_desk.tools.planted import planted_of as planted_of
 from echo_desk.tools.results import FileChange, FileChangeKind
-from echo_desk.tools.sandbox_kept import MAX_ENTRIES, planted_more
+from echo_desk.tools.sandbox_kept import (
+    FOLDERS_CHECKED_KEY,
+    MAX_ENTRIES,
+    REFUSED_MORE_KEY,
+    count_of,
+    planted_more,
+)
 from echo_desk.ui.chat.card_facts import (
     Cell,
     GridColumn,
@@ -126,9 +133,11 @@ def _file_change(entry: object) -> FileChange | None:
     return FileChange(path=path, kind=known, before_sha256=before, after_sha256=after, diff=diff, truncated=truncated)
 
 
-def subtranscript_of(value: object) -> tuple[SubTranscript, tuple[Unreadable, ...]]:
+def subtranscript_of(value: object, depth: int = 0) -> tuple[SubTranscript, tuple[Unreadable, ...]]:
     """A sub-agent transcript as ``DelegateTool`` writes it: ``{"call", "arguments", "id"}`` per
-    call, ``{"result", "envelope"}`` when it returned, ``{"assistant"}`` for its own words."""
+    call, ``{"result", "envelope"}`` when it returned (a ``delegate`` call's also with the
+    ``"transcript"`` of the sub-agent it started, read here in turn: ``depth`` is how far down
+    this one is), ``{"assistant"}`` for its own words."""
     if value is None:
         return SubTranscript(), ()
     if not isinstance(value, list):
@@ -149,6 +158,13 @@ def subtranscript_of(value: object) -> tuple[SubTranscript, tuple[Unreadable, ..
                 if facts is None:
                     bad.append(Unreadable.of(Part.SANDBOX, entry["sandbox"]))
                 result = replace(result, sandbox=facts)
+            if result is not None and "transcript" in entry:  # (a sub-agent's sub-agent)
+                if depth + 1 >= MAX_DEPTH:  # deeper than Echo Desk lets sub-agents nest: not its own
+                    bad.append(Unreadable.of(Part.SUB_TRANSCRIPT, entry["transcript"]))
+                else:
+                    nested, bad_nested = subtranscript_of(entry["transcript"], depth + 1)
+                    bad += bad_nested
+                    result = replace(result, subtranscript=nested)
             if result is None:
                 bad.append(Unreadable.of(Part.SUB_TRANSCRIPT, entry))
             elif index is not None and isinstance(found := steps[index], SubCall):
@@ -216,13 +232,22 @@ def sandbox_of(metadata: object) -> SandboxFacts | None:
     planted = planted_of(facts.get("planted"))
     more = planted_more(facts) + max(len(planted) - MAX_ENTRIES, 0)
     return SandboxFacts(sandboxed=facts["sandboxed"], domains=strings("domains"), blocked=strings("blocked"),
-                        refused_hosts=strings("refused_hosts"), mode=str(facts.get("mode", "")),
+                        refused_hosts=strings("refused_hosts"),
+                        refused_more=(count_of(facts, REFUSED_MORE_KEY)
+                                      + max(_length(facts, "refused_hosts") - MAX_ENTRIES, 0)),
+                        mode=str(facts.get("mode", "")),
                         status=str(facts.get("status", "")), planted=tuple(planted[:MAX_ENTRIES]),
                         planted_more=more,
-                        search_cut=facts.get("search_cut") is True, checked_later=facts.get("checked_later") is True,
+                        search_cut=facts.get("search_cut") is True,
+                        folders_checked=count_of(facts, FOLDERS_CHECKED_KEY), checked_later=facts.get("checked_later") is True,
                         server=facts.get("server") is True,
                         checked_after_restart=facts.get("checked_after_restart") is True,
                         not_checked_after_restart=_text(facts.get("not_checked_after_restart")))
+
+
+def _length(facts: dict[str, object], key: str) -> int:
+    value = facts.get(key)
+    return len(value) if isinstance(value, list) else 0
 
 
 def denial_of(metadata: object) -> str | None:

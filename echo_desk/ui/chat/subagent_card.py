@@ -1,9 +1,10 @@
 """The sub-agent's transcript, nested inside the parent's ``delegate`` card.
 
 ``DelegateTool`` puts a structured transcript in its envelope's metadata: ``{"call", "arguments",
-"id"}`` for each call the sub-agent made, ``{"result", "envelope"}`` when it returned, and
-``{"assistant"}`` for the sub-agent's own text; ``card_facts.subtranscript_of`` reads it once into
-typed steps. Here they become a small indented HTML block for the card's ``QTextDocument`` (the
+"id"}`` for each call the sub-agent made, ``{"result", "envelope"}`` when it returned (a
+``delegate`` call's with the transcript of the sub-agent it started, drawn nested under its step),
+and ``{"assistant"}`` for the sub-agent's own text; ``card_parse.subtranscript_of`` reads it once
+into typed steps. Here they become a small indented HTML block for the card's ``QTextDocument`` (the
 transcript stays one model row: no widget per message). No Qt.
 """
 
@@ -52,11 +53,12 @@ def _escaped(text: str) -> str:
     return html.escape(visible(text))
 
 
-def _step_html(step: SubStep, title_for: Callable[[str], str], p: Palette) -> str:
+def _step_html(step: SubStep, title_for: Callable[[str], str], p: Palette, *, expanded: bool) -> tuple[str, int]:
+    """A step, and how many steps of a sub-agent it started (nested under it) it leaves out."""
     if not isinstance(step, SubCall):
         who = html.escape(_("Sub-agent:"))
         return (f"<p style='margin:4px 0'><span style='color:{p.muted}; font-weight:600'>{who}</span> "
-                f"<span style='white-space:pre-wrap'>{_escaped(step.text)}</span></p>")
+                f"<span style='white-space:pre-wrap'>{_escaped(step.text)}</span></p>"), 0
     status = step.status
     colour = status_colour(status, p)
     named = aside(f"<b>{_escaped(title_for(step.tool))}</b>",
@@ -77,12 +79,18 @@ def _step_html(step: SubStep, title_for: Callable[[str], str], p: Palette) -> st
         # What its sandbox left, as its own card says it: its later check's account once it came.
         parts += [f"<p style='margin:0 0 0 16px; color:{colour}'>{html.escape(text)}</p>"
                   for text, colour in what_it_left_lines(result.sandbox, p)]
-    return "".join(parts)
+    hidden = 0
+    if result is not None and result.subtranscript:
+        # A sub-agent this one started: its own steps (and what their checks found), nested here.
+        nested, hidden = subtranscript_html(result.subtranscript, title_for, expanded=expanded, palette=p)
+        parts.append(nested)
+    return "".join(parts), hidden
 
 
 def subtranscript_html(sub: SubTranscript, title_for: Callable[[str], str],
                        *, expanded: bool, palette: Palette | None = None) -> tuple[str, int]:
-    """The nested block and how many steps it leaves out (collapsed cards show the last few)."""
+    """The nested block and how many steps it leaves out (collapsed cards show the last few), a
+    sub-agent's sub-agent's among them (its block is nested in the step that started it)."""
     steps = sub.steps
     if not steps:
         return "", 0
@@ -95,7 +103,10 @@ def subtranscript_html(sub: SubTranscript, title_for: Callable[[str], str],
     if hidden:
         earlier = ngettext("… {n} earlier step", "… {n} earlier steps", hidden).format(n=hidden)
         body.append(f"<p style='margin:2px 0; color:{p.muted}'>{html.escape(earlier)}</p>")
-    body += [_step_html(step, title_for, p) for step in shown]
+    for step in shown:
+        step_html, more = _step_html(step, title_for, p, expanded=expanded)
+        body.append(step_html)
+        hidden += more
     block = (f"<div style='color:{p.muted}; margin-top:4px'>{html.escape(caption)}</div>"
              "<table width='100%' cellpadding='6' cellspacing='0' border='1' "
              f"style='border-color:{p.border}; border-style:solid; margin-left:12px; background:{p.base}'>"

@@ -21,6 +21,7 @@ from echo_desk.agent.permissions import Effect
 
 from .conftest import Setup
 from .engine_verdicts import effect_under, rule_text, writes_allowed
+from .test_editor_settings import install_nano
 
 VCS = rule_text("git **", "hg **", "cd **") + writes_allowed("~/.local/bin/**")
 
@@ -128,9 +129,11 @@ def test_a_message_on_the_line_keeps_the_rule(setup: Setup, line: str) -> None:
 
 @pytest.mark.parametrize("line", ["git commit", "hg commit", "git notes add"])
 def test_an_editor_the_rules_allow_by_name_is_allowed(setup: Setup, monkeypatch: pytest.MonkeyPatch,
-                                                      line: str) -> None:
+                                                      tmp_path_factory: pytest.TempPathFactory, line: str) -> None:
     _repository(setup)
     monkeypatch.setenv("EDITOR", "nano")
+    monkeypatch.setenv("TERM", "xterm")
+    install_nano(tmp_path_factory, monkeypatch)  # (Debian's hg runs sensible-editor: it runs nano when there is one)
     assert effect_under(setup, VCS + rule_text("nano **"), line) is Effect.ALLOW
     assert effect_under(setup, VCS, line) is not Effect.ALLOW
 

@@ -88,6 +88,9 @@ AUTOMAKE_PROGRAMS = ("NORMAL_INSTALL = :\nPRE_INSTALL = :\nPOST_INSTALL = :\nNOR
                      "INSTALL_DATA = ${INSTALL} -m 644\nINSTALL_PROGRAM = ${INSTALL}\nINSTALL_SCRIPT = ${INSTALL}\n"
                      "INSTALL_STRIP_PROGRAM = $(install_sh) -c -s\nMKDIR_P = /usr/bin/mkdir -p\nSHELL = /bin/bash\n"
                      "STRIP = \ninstall_sh = ${SHELL} /src/p/install-sh\nmkdir_p = $(MKDIR_P)\n")
+#: The folder configure (autoconf 2.71) writes into every Makefile whatever the prefix; automake
+#: writes the rule installing there only for a Makefile.am with ``oldinclude_HEADERS`` (s335).
+AUTOMAKE_FIXED_FOLDERS = "oldincludedir = /usr/include\n"
 AUTOMAKE_RULES_END = ".PHONY: all install install-am install-data-am\n\n.PRECIOUS: Makefile\n\n"
 AUTOMAKE_FOOTER = ("\n# Tell versions [3.59,3.63) of GNU make to not export all variables.\n"
                    "# Otherwise a system limit (for SysV at least) may be exceeded.\n.NOEXPORT:\n")
@@ -100,13 +103,15 @@ def autotools_record(build: Path, prefix: str, *, sub: str = "datarootdir = ${pr
     (build / "lib").mkdir(parents=True)
     (build / "Makefile").write_text(
         f"{AUTOMAKE_HEAD}{AUTOMAKE_PROGRAMS}prefix = {prefix}\nexec_prefix = ${{prefix}}\nbindir = ${{exec_prefix}}/bin\n"
-        "datarootdir = ${prefix}/share\ndatadir = ${datarootdir}\nsrcdir = .\ntop_builddir = .\n"
+        "datarootdir = ${prefix}/share\ndatadir = ${datarootdir}\nincludedir = ${prefix}/include\n"
+        f"{AUTOMAKE_FIXED_FOLDERS}srcdir = .\ntop_builddir = .\n"
         f"distdir = $(PACKAGE)-$(VERSION)\nSUBDIRS = lib\n{variables}"
         "install-am: all-am\n\t@$(MAKE) $(AM_MAKEFLAGS) install-exec-am install-data-am\n"
         "install-data-am:\n\t$(MKDIR_P) \"$(DESTDIR)$(datadir)\"\n"
         f"{AUTOMAKE_RULES_END}{own}{AUTOMAKE_FOOTER}")
     (build / "lib" / "Makefile").write_text(
-        f"{AUTOMAKE_HEAD}{AUTOMAKE_PROGRAMS}prefix = {prefix}\n{sub}\nsubdir = lib\n{AUTOMAKE_RULES_END}{AUTOMAKE_FOOTER}")
+        f"{AUTOMAKE_HEAD}{AUTOMAKE_PROGRAMS}prefix = {prefix}\n{sub}\n{AUTOMAKE_FIXED_FOLDERS}subdir = lib\n"
+        f"{AUTOMAKE_RULES_END}{AUTOMAKE_FOOTER}")
 
 
 RECORDS: dict[str, Callable[[Path, str], None]] = {"meson": meson_record, "cmake": cmake_record, "autotools": autotools_record}
@@ -177,6 +182,73 @@ def test_an_autotools_prefix_set_on_make_s_line_counts(setup: Setup) -> None:
     rules = BUILDS + rule_text("make install prefix=*")
     assert effect_under(setup, rules, f"cd b && make install prefix={setup.home}/.local") is not Effect.ALLOW
     assert effect_under(setup, rules, f"cd b && make install prefix={setup.home}/stage/p") is Effect.ALLOW
+
+
+#: Rules of automake's that install into oldincludedir (``oldinclude_HEADERS``), or refer to it
+#: another way: each makes /usr/include a folder the install step writes below (s335).
+OLDINCLUDE_RULES = {
+    "automake-s-rule": "install-oldincludeHEADERS: $(oldinclude_HEADERS)\n\t@$(NORMAL_INSTALL)\n"
+                       "\t$(MKDIR_P) \"$(DESTDIR)$(oldincludedir)\"\n",
+    "through-a-variable": "installdirs:\n\tfor dir in $(am__installdirs); do $(MKDIR_P) \"$$dir\"; done\n",
+    "a-name-made-of-a-reference": "install-data-am:\n\t$(INSTALL_DATA) h.h \"$(DESTDIR)$(am__dest_$(V))\"\n",
+    "all-names-made-of-a-reference": "install-data-am:\n\t$(INSTALL_DATA) h.h \"$(DESTDIR)$($(V))\"\n",
+    "a-function-of-make-s": "install-data-am:\n\t$(INSTALL_DATA) h.h $(firstword $(DESTDIR)$(datadir))\n",
+    "a-rule-s-prerequisite": "install-data-am: ${oldincludedir}/h.h\n",
+    "a-comment-in-a-recipe": "install-data-am:\n\t# $(oldincludedir)\n",
+}
+
+
+def _automake_helpers(build: Path, helpers: str) -> None:
+    """Sets automake's ``helpers`` in ``build``'s Makefile where automake writes its own."""
+    text = (build / "Makefile").read_text()
+    (build / "Makefile").write_text(text.replace("ACLOCAL = ", f"{helpers}ACLOCAL = ", 1))
+
+
+def test_a_folder_configure_writes_that_no_rule_refers_to_does_not_count(setup: Setup) -> None:
+    """configure writes ``oldincludedir = /usr/include`` into every Makefile; automake's install
+    writes there only for ``oldinclude_HEADERS`` (``make install`` of a project configured for
+    ~/stage wrote below ~/stage alone: automake 1.16.5, autoconf 2.71, make 4.3, bash and dash)."""
+    build = setup.workspace / "b"
+    autotools_record(build, f"{setup.home}/stage")
+    _automake_helpers(build, "am__installdirs = \"$(DESTDIR)$(bindir)\" \"$(DESTDIR)$(includedir)\"\n")
+    assert "/usr/include" not in (install_records.recorded(build) or ["/usr/include"])
+    assert effect_under(setup, BUILDS, "make -C b install") is Effect.ALLOW
+    assert effect_under(setup, BUILDS, "cd b && make uninstall") is Effect.ALLOW
+    # (a folder a rule refers to through another, set on make's line, counts)
+    assert "/usr/share" in (install_records.recorded(build, {"datarootdir": "/usr/share"}) or ["/usr/share"])
+    rules = BUILDS + rule_text("make install datarootdir=*")
+    assert effect_under(setup, rules, "cd b && make install datarootdir=/usr/share") is not Effect.ALLOW
+    assert effect_under(setup, rules, f"cd b && make install datarootdir={setup.home}/stage/s") is Effect.ALLOW
+
+
+@pytest.mark.parametrize("rule", OLDINCLUDE_RULES)
+def test_a_folder_a_rule_refers_to_counts(setup: Setup, rule: str) -> None:
+    build = setup.workspace / "b"
+    autotools_record(build, f"{setup.home}/stage", variables="V = 0\n")
+    _automake_helpers(build, "am__installdirs = \"$(DESTDIR)$(oldincludedir)\"\nam__dest_0 = $(oldincludedir)\n")
+    text = (build / "Makefile").read_text()
+    (build / "Makefile").write_text(text.replace("install-data-am:\n\t$(MKDIR_P) \"$(DESTDIR)$(datadir)\"\n",
+                                                 OLDINCLUDE_RULES[rule]))
+    assert "/usr/include" in (install_records.recorded(build) or ["/usr/include"])
+    assert effect_under(setup, BUILDS, "make -C b install") is not Effect.ALLOW
+
+
+def test_a_folder_a_subdirectory_s_rule_refers_to_counts(setup: Setup) -> None:
+    autotools_record(setup.workspace / "b", f"{setup.home}/stage",
+                     sub="etcdir = /etc/demo\ninstall-data-am:\n\t$(MKDIR_P) \"$(DESTDIR)$(etcdir)\"")
+    assert effect_under(setup, BUILDS, "make -C b install") is not Effect.ALLOW
+
+
+def test_the_prefix_counts_where_no_rule_refers_to_it(setup: Setup) -> None:
+    """(where every other folder lies: it counts whatever the rules say)"""
+    autotools_record(setup.workspace / "b", f"{setup.home}/stage")
+    text = (setup.workspace / "b" / "Makefile").read_text()
+    (setup.workspace / "b" / "Makefile").write_text(text.replace(f"prefix = {setup.home}/stage\n",
+                                                                 f"prefix = {setup.home}/.local\n", 1)
+                                                    .replace("exec_prefix = ${prefix}", f"exec_prefix = {setup.home}/stage")
+                                                    .replace("datarootdir = ${prefix}", f"datarootdir = {setup.home}/stage")
+                                                    .replace("includedir = ${prefix}", f"includedir = {setup.home}/stage"))
+    assert effect_under(setup, BUILDS, "make -C b install") is not Effect.ALLOW
 
 
 def test_a_prefix_on_make_s_line_leaves_cmake_s_recorded_one(setup: Setup) -> None:
