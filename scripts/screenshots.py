@@ -24,7 +24,7 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -293,14 +293,12 @@ async def shoot_database(window: MainWindow, workspace: Path) -> None:
     page = settings_dialog.databases
     page.table.selectRow(0)
     page.test_button.click()
-    while not page.test_button.isEnabled():  # noqa: ASYNC110  (a screenshot script: simple polling is fine)
-        await asyncio.sleep(0.05)
+    await until(page.test_button.isEnabled, "the database test to end")
     await asyncio.sleep(0.2)
     save(settings_dialog, "settings_databases.png")
     i18n_qt.apply_language("zh_CN")
     page.test_button.click()
-    while not page.test_button.isEnabled():  # noqa: ASYNC110
-        await asyncio.sleep(0.05)
+    await until(page.test_button.isEnabled, "the database test to end")
     await asyncio.sleep(0.3)
     save(settings_dialog, "settings_databases_zh.png")
     settings_dialog.close()
@@ -430,12 +428,32 @@ async def shoot_mcp_form(window: MainWindow, services: Services) -> None:
     await manager.aclose()
 
 
-async def next_dialog(approvals: list[Any], seen: int) -> Any:
-    while len(approvals) <= seen:  # noqa: ASYNC110  (a screenshot script: simple polling is fine)
-        await asyncio.sleep(0.05)
-    dialog = approvals[seen]
-    while not dialog.allow_once.isEnabled():  # noqa: ASYNC110
+async def until(condition: Callable[[], object], what: str, seconds: float = 30) -> None:
+    """Poll ``condition`` (a screenshot script: simple polling is fine) and fail, naming ``what``,
+    after ``seconds``: a wait that can never end hung the whole run silently, idle in the loop."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError(f"screenshots: gave up waiting for {what}")
         await asyncio.sleep(0.02)
+
+
+async def allowable(dialog: Any) -> None:
+    """Wait until the approval's Allow buttons work, expanding (as a person does) a Targets or
+    Arguments box that hides its end: Allow waits until it was read (the delegate's arguments are
+    longer than the ten lines the box shows)."""
+    await until(lambda: dialog.targets.footer.isVisible() or dialog.arguments.footer.isVisible()
+                or dialog.allow_once.isEnabled(), "the approval dialog to lay out")
+    for box in (dialog.targets, dialog.arguments):
+        if not box.is_loaded:
+            box.expand.click()
+    await until(dialog.allow_once.isEnabled, "the approval's Allow once button to be enabled")
+
+
+async def next_dialog(approvals: list[Any], seen: int) -> Any:
+    await until(lambda: len(approvals) > seen, f"approval dialog number {seen + 1}")
+    dialog = approvals[seen]
+    await allowable(dialog)
     await asyncio.sleep(0.2)
     return dialog
 
@@ -634,11 +652,9 @@ async def shoot(app: QApplication) -> None:
     window.composer.setPlainText(t("What is in notes.txt? And please tidy up total() in shop.py.",
                                    f"{notes_file()} 里写了什么？另外请整理一下 shop.py 中的 total()。"))
     window.send()
-    while not approvals:  # noqa: ASYNC110  (a screenshot script: simple polling is fine)
-        await asyncio.sleep(0.05)
+    await until(lambda: approvals, "the first approval dialog")
     dialog = approvals[0]
-    while not dialog.allow_once.isEnabled():  # noqa: ASYNC110
-        await asyncio.sleep(0.02)
+    await allowable(dialog)
     save(dialog, "approval.png")
     dialog.allow_once.click()
     await asyncio.wait_for(done, 30)
@@ -727,8 +743,8 @@ async def shoot_local_model() -> None:
         app.window.session.busy_changed.connect(lambda busy, done=done: None if busy or done.done() else done.set_result(1))
         seen = len(approvals)
         app.window.send()
-        while len(approvals) <= seen and not done.done():  # noqa: ASYNC110  (a screenshot script)
-            await asyncio.sleep(0.05)
+        await until(lambda seen=seen, done=done: len(approvals) > seen or done.done(),
+                    "the local model's approval or answer", 300)
         if len(approvals) > seen:
             dialog = await next_dialog(approvals, seen)
             save(dialog, f"approval_local_append{suffix}.png")
