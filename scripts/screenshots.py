@@ -743,7 +743,7 @@ async def shoot_local_model() -> None:
         app.window.session.busy_changed.connect(lambda busy, done=done: None if busy or done.done() else done.set_result(1))
         seen = len(approvals)
         app.window.send()
-        await until(lambda seen=seen, done=done: len(approvals) > seen or done.done(),
+        await until(lambda: len(approvals) > seen or done.done(),  # noqa: B023  (awaited here, in this turn)
                     "the local model's approval or answer", 300)
         if len(approvals) > seen:
             dialog = await next_dialog(approvals, seen)
