@@ -73,7 +73,15 @@ def verdict_figures(base: Path) -> None:
     empty_config = base / "empty"
     empty_config.mkdir()
     bare = PermissionEngine(config_dir=empty_config, grants=GrantStore(base / "grants2.sqlite3"))
-    for e in (engine, bare):
+    # Most people let the agent write somewhere: each command's settings places are then made
+    # concrete under the write rules' patterns (s338).
+    writing_config = base / "writing"
+    writing_config.mkdir()
+    (writing_config / "permissions.toml").write_text(
+        rules_text(500) + '\n[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/out/**"\n')
+    writing = PermissionEngine(config_dir=writing_config, grants=GrantStore(base / "grants4.sqlite3"))
+    writing.load((ws,))
+    for e in (engine, bare, writing):
         timed(lambda e=e: e.check_command(PIPELINE, workspace=ws), 50)  # warm
     with_rules: list[float] = []
     no_rules: list[float] = []
@@ -84,14 +92,18 @@ def verdict_figures(base: Path) -> None:
     # measures waiting for a core.
     cpu_rules: list[float] = []
     cpu_bare: list[float] = []
+    cpu_writing: list[float] = []
     for _ in range(40):
         cpu_rules += timed(lambda: engine.check_command(PIPELINE, workspace=ws), 10, time.process_time)
         cpu_bare += timed(lambda: bare.check_command(PIPELINE, workspace=ws), 10, time.process_time)
+        cpu_writing += timed(lambda: writing.check_command(PIPELINE, workspace=ws), 10, time.process_time)
     parse = timed(lambda: analyse(PIPELINE), 400, time.process_time)
     print(f"pipeline of {len(PIPELINE)} chars, {len(report.rules)} rules (floor included):")
     print(f"  verdict CPU time median {statistics.median(cpu_rules) * 1e3:.3f} ms, 10th percentile "
           f"{statistics.quantiles(cpu_rules, n=10)[0] * 1e3:.3f} ms, min {min(cpu_rules) * 1e3:.3f} ms "
           f"(no rule file: median {statistics.median(cpu_bare) * 1e3:.3f} ms)")
+    print(f"  with a write rule too (@workspace/out/**): verdict CPU time median "
+          f"{statistics.median(cpu_writing) * 1e3:.3f} ms, min {min(cpu_writing) * 1e3:.3f} ms")
     print(f"  of which the analysis (parse, allow-list walk, plain reading): median "
           f"{statistics.median(parse) * 1e3:.3f} ms, min {min(parse) * 1e3:.3f} ms")
     print(f"  verdict median {statistics.median(with_rules) * 1e3:.3f} ms, p90 "

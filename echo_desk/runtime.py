@@ -32,6 +32,7 @@ from echo_desk.store.owed_checks import OWED_CHECKS_FILE, OwedChecksStore
 from echo_desk.store.settings import SettingsStore
 from echo_desk.tools.base import Tool
 from echo_desk.tools.host import ToolHost
+from echo_desk.tools.planted_told import named_and_counted
 
 if TYPE_CHECKING:
     from echo_desk.agent.owed_checks import CardsToShow, UpdatedCard
@@ -255,7 +256,7 @@ def keep_untold(store: LeftAtQuitStore | None, untold: Iterable[Untold], *, show
     store that fails is logged: quitting goes on)."""
     for left in untold:
         log.warning("MCP server %s left files that were put aside as it closed: %s", left.server,
-                    ", ".join(p.shown for p in left.planted))
+                    named_and_counted(left.planted, lambda p: p.shown))
         unrecorded = tuple(p for p in left.planted if p not in left.recorded)  # (recorded as it stopped)
         if audit is not None and unrecorded:
             try:

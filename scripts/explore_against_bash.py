@@ -1,8 +1,11 @@
 """Random exploration of the permission engine against bash itself: lines built at random from
 shell constructs nested in each other, each judged by the engine; every line it allows runs under
 bash in a scratch folder with every exec and every write traced (strace): each program that ran
-must be one the engine saw and one a rule allows, and each file it wrote (opened for writing,
-created, renamed, linked, deleted) must lie where the write rules allow, the workspace. A line
+must be one the engine saw and one a rule allows, and not a file the line could have made (a
+copy planted in a folder put on PATH runs under an allowed name); each file it wrote (opened for
+writing, created, renamed, linked, deleted; a renamed folder's files at both places) must lie
+where the write rules allow: the workspace, but not where ``DENIED`` matches (the workspace holds
+``WORLD``'s files under those patterns, for lines that move, copy or remove folders whole). A line
 that breaks this is printed (as JSON, so nothing is lost) and the run ends with exit status 1.
 
     python scripts/explore_against_bash.py                    # a random seed, printed
@@ -49,9 +52,21 @@ SPELLINGS = ["{w}", "'{w}'", '"{w}"', "\\{w}", "{h}''{t}", '{h}""{t}', "{h}\\{t}
 TARGETS = ["w.txt", "out/w.txt", "../w.txt", "~/w.txt", "~/.bashrc", "./../w.txt", "/dev/null", "$HOME/w.txt",
            "~+/../w.txt", "d/../../w.txt", ".//w.txt", "'../w.txt'", '"$PWD"/../w.txt', "a.txt", "..//w.txt",
            "~/../w.txt", "\\~/w.txt", "~-/w.txt", "..\\/w.txt", "$'..'/w.txt", "${HOME}/w.txt", "$PWD/../w.txt",
-           "out/../../w.txt", "~/.ssh/w", "../keep.txt"]
+           "out/../../w.txt", "~/.ssh/w", "../keep.txt",
+           # Where a write rule denies (``DENIED``), and names of the null device and of descriptors.
+           "prod/n.py", "cfg/x.env", "src/n.env", "prod/app.py", "/dev/./null", "//dev/null", "/dev/stdout",
+           "/dev/fd/1", "/dev/stderr", "/proc/self/cwd/../w.txt", "/proc/self/cwd/prod/n.py", "dev/null",
+           "/dev/null/../w.txt", "/proc/self/fd/1"]
 #: Folders a line writes into, as ``TARGETS``.
-FOLDERS = ["..", "~", ".", "out", "~+/..", "./..", "'..'", "$HOME", "out/../..", "${HOME}", "~/.ssh"]
+FOLDERS = ["..", "~", ".", "out", "~+/..", "./..", "'..'", "$HOME", "out/../..", "${HOME}", "~/.ssh", "prod", "cfg"]
+#: Files the scratch workspace holds besides a.txt and a.tar: some where a write rule denies
+#: (``DENIED``), some a folder moved or copied whole takes there (src to prod).
+WORLD = {"prod/app.py": "app\n", "src/main.py": "main\n", "src/s.env": "S=1\n", "cfg/x.env": "X=1\n"}
+#: Write rules that deny below folders the rules otherwise let the line write.
+DENIED = ("@workspace/**/*.env", "@workspace/prod/*.py")
+#: Folders of ``WORLD`` (and others) moved, copied or removed whole, and where they go.
+MOVED = ["src", "cfg", "prod", "src/", "./cfg", "out", "~+/src"]
+LANDINGS = ["prod", "prod/", "out", "cfg", "new", "../m", "~/m", "prod/src", "cfg/", "."]
 #: Constructs that write files: redirections, programs and builtins that write where a word or
 #: a descriptor says, links made on the line and then written through, a folder left first.
 WRITES = [
@@ -103,6 +118,24 @@ WRITES = [
     "cp --parents a.txt {d}", "cp -b -S /../x a.txt b.txt", "ln -sr a.txt {f}", "sort --output={f} a.txt",
     "tar -xPf a.tar --transform 's,^,{d}/,'", "find . -name a.txt -execdir cp {{}} {d}/ \\;", "mv -b a.txt {f}",
     "xargs -a a.txt -I{{}} mv {{}} {d}", "cp -s a.txt {f}", "install -b -S .x a.txt {f}", "mkdir -p {d}/x/../y",
+    # Folders moved, copied or removed whole where a rule denies below (s311, s320, s326).
+    "mv {m} {D}", "mv -t {D} {m}", "mv -T {m} {D}", "mv {m} {D} 2>/dev/null; {p}", "cp -r {m} {D}", "cp -R {m}/. {D}",
+    "cp -a {m} {D}", "cp -rT {m} {D}", "cmake -E rename {m} {D}", "cmake -E copy_directory {m} {D}", "rm -r {m}",
+    "rm -rf {m}; {p}", "mkdir -p {D}; mv {m} {D}", "mv {m} n && mv n {D}", "cd {m} && mv ../{m} {D}",
+    "mv {m} {D}; mv {D} {m}", "cp -r {m} n; mv n {D}", "mkdir x; mv {m} x; mv x {D}", "mv cfg/x.env {D}",
+    "mv a.txt {D}/n.py", "cp a.txt {D}/n.py", "find {m} -delete", "find . -name '*.env' -delete",
+    "cmake -E rm -r {m}", "cmake -E remove_directory {m}", "cmake -E copy a.txt {D}/n.env",
+    # Links made on the line and then written, or entered, through.
+    "ln -s prod p; touch p/n.py", "ln -s prod p; cd p; touch n.py", "ln -s cfg/x.env l; echo x > l",
+    "ln -s prod/app.py l; cp a.txt l", "ln -s {D} l; cd l && {p} > n.py", "ln -s ../ws u; cd u/prod; touch n.py",
+    "ln -s {D} l; cd -P l; cp -r ~-/src .", "ln -s {d} l; cd l; mv ~-/{m} {D}", "mkdir -p x; ln -s ../prod x/p; cd x/p; touch y.py",
+    "mkdir -p dev; ln -s ../../w.txt dev/null; {p} > dev/null", "ln -s {f} null; cp a.txt null",
+    # Names of a descriptor the line put a file on for reading, opened again for writing (s333).
+    "tee /dev/stdout < a.txt 1< {f}", "echo x 1< {f} > /dev/stdout", "{p} 2< {f}", "touch /dev/stderr 2< {f}",
+    "dd if=a.txt of=/dev/stdout 3< {f} 1<&3 2>/dev/null", "echo x | tee /dev/stdout < {f} >&0", "{p} 1<<< x",
+    "truncate -s 0 /dev/stdout 1< {f}", "sed -n 'w /dev/stderr' a.txt 2< {f}", "{p} > /dev/stdout 1<> {f}",
+    "echo x 2< {f} >&2 | tee /dev/stderr", "cat a.txt 1< {f} 2>&1 | tee /dev/stdout", "tee /dev/stdout 1\\\n< {f}",
+    "echo x | tee /dev/stdout < {f} >&\\\n0",
     # Writes the engine never allows: exec opening descriptors, a process substitution written to.
     "exec 3>{f}; echo x >&3", "exec 5<>{f}; {p} >&5", "echo x > >(tee {f})", "{p} | tee >(cat > {f})",
 ]
@@ -159,6 +192,15 @@ PLAIN = [
     "bash -c -x {P}", "sh -c -- {P}", "bash -xc {P}", "bash -ec {P}", "bash -c {P} -x", "bash -c -l {P}",
     "echo {P} > .bash_profile; bash -lc true", "echo {P} > .profile; sh -lc true", "echo {P} | bash",
     "echo {P} | sh -s", "time -p -- {p}", "time -- {p}",
+    # PATH changed on the line, a program planted in a folder on it (s319, s321).
+    "PATH=.:$PATH {p}", "PATH=:$PATH {p}", "PATH=$PATH: {p}", "export PATH=.:$PATH; {p}", "PATH=~:/usr/bin {p}",
+    "env PATH=.:/usr/bin {p}", "cp /usr/bin/id {w}; PATH=.:$PATH {w}", "ln -s /usr/bin/id {w}; PATH=.:$PATH {p}",
+    "mkdir -p bin; cp /usr/bin/id bin/{w}; PATH=$PWD/bin:$PATH {p}", "cp /usr/bin/id ~/{w}; PATH=~:$PATH {p}",
+    "install /usr/bin/id {w}; export PATH=.:$PATH; {p}", "cp /usr/bin/id {w}; env PATH=. {w}",
+    "cp /usr/bin/id {w}; PATH=:/usr/bin {w}", "mkdir -p out; cp /usr/bin/id out/{w}; cd out; PATH=.:/usr/bin {p}",
+    "cp /usr/bin/id ../{w}; PATH=..:$PATH {p}", "cp /usr/bin/id {w}; env PATH=.:/usr/bin timeout 5 {w}",
+    "cp /usr/bin/id {w}; PATH=/usr/bin:. {p}", "cp /usr/bin/id {w}; export PATH=$PWD; {w}",
+    "cp /usr/bin/id {w}; PATH=. command {w}", "cp /usr/bin/id {w}; ./{w}", "cp /usr/bin/id {w}; PATH=. xargs {w} < a.txt",
     *WRITES,
 ]
 #: Constructs the engine never allows (expansions, compound commands, builtins that run text):
@@ -241,7 +283,7 @@ def random_line(rng: random.Random, depth: int | None = None, *, write_heavy: bo
         constructs = OPAQUE if rng.random() < OPAQUE_SHARE else PLAIN
     return rng.choice(constructs).format(p=inner, q=other, P=shlex.quote(inner),
                                          w=rng.choice(COMMANDS).partition(" ")[0], f=rng.choice(TARGETS),
-                                         d=rng.choice(FOLDERS))
+                                         d=rng.choice(FOLDERS), m=rng.choice(MOVED), D=rng.choice(LANDINGS))
 
 
 @contextmanager
@@ -301,6 +343,30 @@ def _fresh_box(box: Path) -> tuple[Path, Path]:
     return workspace, home
 
 
+def denied(written: list[str], workspace: Path) -> list[str]:
+    """What of ``written`` lies in ``workspace`` where a pattern of ``DENIED`` denies: any
+    ``*.env`` below it, a ``*.py`` right in its prod folder (its links resolved as the kernel did)."""
+    top = os.path.realpath(workspace)
+    hits = []
+    for path in written:
+        real = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+        if not real.startswith(top + os.sep):
+            continue
+        parts = os.path.relpath(real, top).split(os.sep)
+        if parts[-1].endswith(".env") or (len(parts) == 2 and parts[0] == "prod" and parts[1].endswith(".py")):
+            hits.append(path)
+    return hits
+
+
+def planted(executed: tuple[str, ...], box: Path) -> list[str]:
+    """The programs a line executed from a file the line could have made: a path relative to its
+    folder, or one in the scratch box. The rules allow a program by name, judged as the one PATH
+    finds on the machine; a copy planted on the line and found first is another program."""
+    top = os.path.realpath(box)
+    return [path for path in executed
+            if not os.path.isabs(path) or os.path.realpath(path) == top or os.path.realpath(path).startswith(top + os.sep)]
+
+
 def _explore(seed: int, count: int, shell: str, *, write_heavy: bool, keep_going: bool) -> int:
     from echo_desk.agent.permissions import Effect, PermissionEngine
     from echo_desk.agent.permissions.floor import Where
@@ -325,7 +391,8 @@ def _explore(seed: int, count: int, shell: str, *, write_heavy: bool, keep_going
         config, box = top / "config", top / "box"
         config.mkdir()
         workspace, home = _fresh_box(box)
-        (config / "permissions.toml").write_text(RULES, encoding="utf-8")
+        denying = "".join(f'\n[[rule]]\neffect = "deny"\ntool = "write"\npattern = "{p}"\n' for p in DENIED)
+        (config / "permissions.toml").write_text(RULES + denying, encoding="utf-8")
         grants = GrantStore(top / "grants.sqlite3")
         engine = PermissionEngine(config_dir=config, grants=grants, home=home)
         where = Where(cwd=workspace, home=home, workspaces=(workspace,), protected=())
@@ -340,15 +407,16 @@ def _explore(seed: int, count: int, shell: str, *, write_heavy: bool, keep_going
                     continue
                 allowed += 1
                 _fresh_box(box)
-                trace = run_traced(line, workspace, home=home, shell=shell, timeout=LINE_TIME, user=NOBODY)
-                ran = unexpected(line, trace.programs, where, SHELLS[shell])
-                wrote = not_allowed(trace.written, workspace)
+                trace = run_traced(line, workspace, home=home, shell=shell, timeout=LINE_TIME, user=NOBODY,
+                                   world=WORLD)
+                ran = [*unexpected(line, trace.programs, where, SHELLS[shell]), *planted(trace.executed, box)]
+                wrote = [*not_allowed(trace.written, workspace), *denied(trace.written, workspace)]
                 writing += bool(not_allowed(trace.written, Path("/nowhere")))
                 if not ran and not wrote:
                     continue
                 wrong += 1
                 print(f"WRONG at line {n}: allowed {json.dumps(line)}; it ran {trace.programs}, "
-                      f"wrote {[os.path.relpath(w, box) for w in wrote]} outside the workspace", flush=True)
+                      f"wrote {[os.path.relpath(w, box) for w in wrote]} where the write rules do not allow", flush=True)
                 if not keep_going:
                     return 1
         except BaseException:

@@ -255,12 +255,13 @@ def _envelope(call: ToolCall, result: ToolResult) -> Envelope:
     if result.success:
         return Envelope(ok=True, tool=call.name, call_id=call.id, content=content,
                         file_changes=result.file_changes, metadata=result.metadata, planted=result.planted,
-                        planted_in=result.planted_in, later_check=result.later_check)
+                        planted_in=result.planted_in, later_check=result.later_check,
+                        folders_checked=result.folders_checked)
     assert result.error_kind is not None
     return Envelope(ok=False, tool=call.name, call_id=call.id, content=content,
                     error=storable_text(result.error), error_kind=result.error_kind, file_changes=result.file_changes,
                     metadata=result.metadata, planted=result.planted, planted_in=result.planted_in,
-                    later_check=result.later_check)
+                    later_check=result.later_check, folders_checked=result.folders_checked)
 
 
 def _stopped_envelope(call: ToolCall, left: ToolResult | None) -> Envelope:
@@ -281,7 +282,7 @@ def _with_what_it_left(result: ToolResult, left: ToolResult) -> ToolResult:
     return replace(result, file_changes=left.file_changes, folders_created=left.folders_created,
                    folders_removed=left.folders_removed, removed_folder_modes=left.removed_folder_modes,
                    metadata={**left.metadata, **result.metadata}, planted=left.planted,
-                   planted_in=left.planted_in, later_check=left.later_check)
+                   planted_in=left.planted_in, later_check=left.later_check, folders_checked=left.folders_checked)
 
 
 def new_call_id() -> str:

@@ -61,6 +61,8 @@ class Envelope:
     #: What the sandbox left, once it ended, when it still ran as the call's result went
     #: (``ToolResult.later_check``): the audit row and the card are brought up to date then.
     later_check: Future[CheckedLater] | None = None
+    #: Only the first this many folders were checked for planted files (``ToolResult.folders_checked``).
+    folders_checked: int = 0
 
     def __post_init__(self) -> None:
         if not self.ok and (not self.error or self.error_kind is None):

@@ -31,6 +31,7 @@ from echo_desk.store.audit import AuditLog, checked_after_restart
 from echo_desk.store.conversations import CONVERSATIONS_FILE, ConversationStore
 from echo_desk.store.owed_checks import OwedCheck, OwedChecksStore
 from echo_desk.tools.planted import Planted
+from echo_desk.tools.planted_told import named_and_counted
 from echo_desk.tools.sandbox_kept import PLANTED_MORE_KEY, capped
 
 log = logging.getLogger(__name__)
@@ -148,7 +149,7 @@ def _check(check: OwedCheck) -> tuple[tuple[Planted, ...], str]:
         log.exception("the check owed for %s failed", _of(check))
         return (), OwedFailure.CHECK_FAILED.value
     log.warning("the check owed for %s was made after a restart; put aside or back: %s", _of(check),
-                "; ".join(f"{p.shown} ({p.change.value})" for p in planted) or "nothing")
+                named_and_counted(planted, lambda p: f"{p.shown} ({p.change.value})") or "nothing")
     return planted, ""
 
 

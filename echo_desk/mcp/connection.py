@@ -46,6 +46,7 @@ from echo_desk.mcp.own_folder import server_folder
 from echo_desk.mcp.sanitize import MAX_TOOLS_PER_SERVER
 from echo_desk.mcp.server_process import ServerProcess
 from echo_desk.mcp.stdio_transport import stdio_with_lane
+from echo_desk.tools.planted_told import named_and_counted
 
 if TYPE_CHECKING:
     from echo_desk.mcp.owed_server_checks import OwedServerChecks
@@ -426,7 +427,7 @@ class ServerConnection:
         planted = await self.planted()
         if planted:
             log.warning("MCP server %s left files that could make a program run code later; put aside: %s",
-                        self.config.name, ", ".join(f"{p.path} ({p.change.value})" for p in planted))
+                        self.config.name, named_and_counted(planted, lambda p: f"{p.path} ({p.change.value})"))
             self._left.extend(planted)
         owed_id, self._owed_id = self._owed_id, None
         if self._owed is not None and owed_id is not None:

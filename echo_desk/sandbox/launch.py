@@ -132,6 +132,8 @@ class Launch:
     #: Our end of the pipe bwrap writes its ``--info-fd`` report to (the sandbox's init and PID
     #: namespace: ``inside()``), when it was started with one.
     info_fd: int | None = None
+    #: The bound ``search_cut`` stopped at (``SandboxSpec.max_repository_folders``): the folders checked.
+    max_folders: int = repositories.MAX_FOLDERS
 
     def __post_init__(self) -> None:
         self._placed = self.placeholders
@@ -308,7 +310,8 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
             wrapped = ["/bin/sh", "-c", 'exec "$@" 3<"$0"', str(seccomp_file), *argv]
         placeholders.take(stand_ins)
         return Launch(wrapped, (), tuple(hidden), tuple(read_only), environment, placeholders=tuple(stand_ins),
-                      guards=guards, search_cut=cut, links_cut=links_cut)
+                      guards=guards, search_cut=cut, links_cut=links_cut,
+                      max_folders=spec.max_repository_folders)
     fd = seccomp.program_fd()
     info_read, info_write = os.pipe()
     os.set_blocking(info_read, False)  # read once the command ended, when the report is long there
@@ -321,7 +324,8 @@ def prepare(spec: SandboxSpec, command: list[str], bwrap: str, env: dict[str, st
     fds = (fd, info_write) if child_end is None else (fd, info_write, child_end.fileno())
     placeholders.take(stand_ins)
     return Launch(argv, fds, tuple(hidden), tuple(read_only), environment, relay,
-                  () if child_end is None else (child_end,), tuple(stand_ins), guards, cut, links_cut, info_read)
+                  () if child_end is None else (child_end,), tuple(stand_ins), guards, cut, links_cut, info_read,
+                  spec.max_repository_folders)
 
 
 def _key_lists_covered() -> list[str]:

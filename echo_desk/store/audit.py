@@ -68,7 +68,8 @@ CREATE TABLE IF NOT EXISTS audit (
     grant_id TEXT NOT NULL DEFAULT '',
     client TEXT NOT NULL DEFAULT '',
     event TEXT NOT NULL DEFAULT 'call',
-    planted TEXT NOT NULL DEFAULT '[]'
+    planted TEXT NOT NULL DEFAULT '[]',
+    folders_checked INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS audit_conversation ON audit(conversation_id);
 CREATE INDEX IF NOT EXISTS audit_tool ON audit(tool);
@@ -76,9 +77,10 @@ CREATE INDEX IF NOT EXISTS audit_tool ON audit(tool);
 CREATE TABLE IF NOT EXISTS audit_journal (id INTEGER PRIMARY KEY CHECK (id = 1), folded INTEGER NOT NULL);
 """
 #: Columns of a stored row (a journal line with fewer or more is not one), and of one a journal
-#: written before ``planted`` holds (nothing planted), or before ``event`` (a call's: it is
-#: replayed as one).
-_COLUMNS = 19
+#: written before ``folders_checked`` holds (every folder checked), before ``planted`` (nothing
+#: planted), or before ``event`` (a call's: it is replayed as one).
+_COLUMNS = 20
+_COLUMNS_BEFORE_FOLDERS_CHECKED = 19
 _COLUMNS_BEFORE_PLANTED = 18
 _COLUMNS_BEFORE_EVENTS = 17
 
@@ -140,13 +142,16 @@ class AuditRecord:
     #: and the workspace its paths are relative to ('' : they stay relative).
     planted: Sequence[Planted] = ()
     planted_in: str = ""
+    #: The sandbox's search for planted files stopped at its bound: only the first this many
+    #: folders of the workspace were checked (0: every folder was, or no sandbox ran).
+    folders_checked: int = 0
 
     def row(self) -> tuple[Any, ...]:
         """The stored row; every text column is redacted by secret shape (before it reaches the
         journal) and storable: arguments a model or a client sent may hold lone surrogates (a JSON
         ``"\\udcff"``), which SQLite refuses — once, that ended the writer thread."""
         return self.start().row(self.at, self.ok, self.error_kind, self.error, self.duration_ms, self.file_changes,
-                                self.planted, self.planted_in)
+                                self.planted, self.planted_in, self.folders_checked)
 
     def start(self) -> RowStart:
         """The columns of its row known before its call ran (``RowStart``)."""
@@ -185,10 +190,10 @@ class RowStart:
 
     def row(self, at: float, ok: bool, error_kind: str | None, error: str, duration_ms: float,
             file_changes: Sequence[dict[str, Any]], planted: Sequence[Planted] = (),
-            planted_in: str = "") -> tuple[Any, ...]:
+            planted_in: str = "", folders_checked: int = 0) -> tuple[Any, ...]:
         """The whole stored row, once the call ended."""
         return (at, *self.head, *_storable_ending(ok, error_kind, error, duration_ms, file_changes), *self.tail,
-                _planted_column(planted, planted_in))
+                _planted_column(planted, planted_in), folders_checked)
 
 
 def _storable_ending(ok: bool, error_kind: str | None, error: str, duration_ms: float,
@@ -289,11 +294,14 @@ class _Written:
 
 
 def _as_stored_now(row: tuple[Any, ...]) -> tuple[Any, ...]:
-    """A journaled row as stored now: one journaled before events were is a call's, and one
-    journaled before planted entries were recorded planted nothing."""
+    """A journaled row as stored now: one journaled before events were is a call's, one journaled
+    before planted entries were recorded planted nothing, and one before ``folders_checked`` was
+    had every folder checked."""
     if len(row) == _COLUMNS_BEFORE_EVENTS:
         row = (*row, Event.CALL.value)
-    return row if len(row) == _COLUMNS else (*row, "[]")
+    if len(row) == _COLUMNS_BEFORE_PLANTED:
+        row = (*row, "[]")
+    return row if len(row) == _COLUMNS else (*row, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,8 +331,8 @@ MOST_HELD_BACK = held_back.MOST_HELD_BACK
 _INSERT = (
     "INSERT INTO audit (at, conversation_id, scope_chain, call_id, tool, source,"
     " arguments, decision, provenance, ok, error_kind, error, duration_ms,"
-    " file_changes, rule_source, grant_id, client, event, planted)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    " file_changes, rule_source, grant_id, client, event, planted, folders_checked)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 
 
@@ -424,6 +432,8 @@ class AuditLog:
             conn.execute("ALTER TABLE audit ADD COLUMN event TEXT NOT NULL DEFAULT 'call'")
         if "planted" not in columns:  # a log written before plants were recorded: none in its rows
             conn.execute("ALTER TABLE audit ADD COLUMN planted TEXT NOT NULL DEFAULT '[]'")
+        if "folders_checked" not in columns:  # a log written before the bound was recorded: every folder
+            conn.execute("ALTER TABLE audit ADD COLUMN folders_checked INTEGER NOT NULL DEFAULT 0")
         return conn
 
     def _replay(self, journal: Journal) -> None:
@@ -434,7 +444,8 @@ class AuditLog:
             folded = self._reader.execute("SELECT folded FROM audit_journal WHERE id = 1").fetchone()
         self._seq = self._tried = folded[0] if folded else 0
         missing = [(seq, _as_stored_now(row)) for seq, row in journal.read()
-                   if seq > self._tried and len(row) in (_COLUMNS, _COLUMNS_BEFORE_PLANTED, _COLUMNS_BEFORE_EVENTS)]
+                   if seq > self._tried and len(row) in (_COLUMNS, _COLUMNS_BEFORE_FOLDERS_CHECKED,
+                                                         _COLUMNS_BEFORE_PLANTED, _COLUMNS_BEFORE_EVENTS)]
         if missing:
             log.warning("%d audit record(s) left in the journal by a crash are put in the log", len(missing))
             conn = self._connect()
@@ -473,18 +484,20 @@ class AuditLog:
         it and queue it for the writer."""
         self.append_started(record.start(), at=record.at, ok=record.ok, error_kind=record.error_kind,
                             error=record.error, duration_ms=record.duration_ms, file_changes=record.file_changes,
-                            planted=record.planted, planted_in=record.planted_in)
+                            planted=record.planted, planted_in=record.planted_in,
+                            folders_checked=record.folders_checked)
 
     def append_started(self, start: RowStart, *, at: float, ok: bool, error_kind: str | None, error: str,
                        duration_ms: float, file_changes: Sequence[dict[str, Any]] = (),
-                       planted: Sequence[Planted] = (), planted_in: str = "", later: bool = False) -> None:
+                       planted: Sequence[Planted] = (), planted_in: str = "", folders_checked: int = 0,
+                       later: bool = False) -> None:
         """``append`` for a record whose first columns were put together before (``RowStart``):
         only its ending is redacted here, and the row encoded once for its journal line (before
         the lock is taken: another thread's record need not wait for it).
         ``later``: once journaled, the record is handed to the writer only by ``queue_later`` (or
         whatever is queued next), so that waking the writer (a thread switch, up to a millisecond
         on a busy machine) comes after the call's answer; the journal line is what keeps it."""
-        row = start.row(at, ok, error_kind, error, duration_ms, file_changes, planted, planted_in)
+        row = start.row(at, ok, error_kind, error, duration_ms, file_changes, planted, planted_in, folders_checked)
         text = row_text(row) if self._journal is not None else ""
         with self._append_lock:
             self._seq += 1

@@ -49,9 +49,19 @@ def named_and_counted(planted: Sequence[Planted], name: Callable[[Planted], str]
     the ``most`` most telling (``most_telling_first``), then how many more and the total."""
     if len(planted) <= most:
         return "; ".join(_cut(name(p)) for p in planted)
-    shown = most_telling_first(planted)[:most]
-    named = "; ".join(_cut(name(p)) for p in shown)
-    return f"{named}; and {len(planted) - most:,} more ({len(planted):,} in all, not named here)"
+    return first_and_counted([name(p) for p in most_telling_first(planted)[:most]], len(planted), most)
+
+
+def first_and_counted(texts: Sequence[str], total: int | None = None, most: int = MOST_NAMED,
+                      between: str = "; ") -> str:
+    """The first ``most`` of ``texts`` (each cut to ``LONGEST_NAME``), ``between`` them, then how
+    many more of ``total`` (``len(texts)`` when not given) were not named: for any list a model or
+    a log line is given (hosts the sandbox refused, what a check put aside), never all of it."""
+    total = len(texts) if total is None else total
+    named = between.join(_cut(text) for text in texts[:most])
+    if total <= most:
+        return named
+    return f"{named}{between}and {total - most:,} more ({total:,} in all, not named here)"
 
 
 def _cut(text: str) -> str:

@@ -160,6 +160,9 @@ class ToolResult:
     #: left is this future's, once it ended (a ``concurrent.futures`` one: whoever waits may be
     #: on another thread or loop than the check).
     later_check: Future[CheckedLater] | None = None
+    #: The sandbox's search for planted files stopped at its bound: only the first this many
+    #: folders of the workspace were checked (0: every folder was, or no sandbox). For the audit.
+    folders_checked: int = 0
 
     def __post_init__(self) -> None:
         if not self.success and (not self.error or self.error_kind is None):
@@ -178,18 +181,19 @@ class ToolResult:
         planted: tuple[Planted, ...] = (),
         planted_in: str = "",
         later_check: Future[CheckedLater] | None = None,
+        folders_checked: int = 0,
     ) -> ToolResult:
         return cls(success=True, output=output, metadata=metadata or {}, file_changes=file_changes,
                    folders_created=folders_created, folders_removed=folders_removed,
                    removed_folder_modes=removed_folder_modes or {}, planted=planted, planted_in=planted_in,
-                   later_check=later_check)
+                   later_check=later_check, folders_checked=folders_checked)
 
     @classmethod
     def fail(cls, kind: ErrorKind, error: str, *, metadata: dict[str, Any] | None = None,
              planted: tuple[Planted, ...] = (), planted_in: str = "",
-             later_check: Future[CheckedLater] | None = None) -> ToolResult:
+             later_check: Future[CheckedLater] | None = None, folders_checked: int = 0) -> ToolResult:
         return cls(success=False, error=error, error_kind=kind, metadata=metadata or {}, planted=planted,
-                   planted_in=planted_in, later_check=later_check)
+                   planted_in=planted_in, later_check=later_check, folders_checked=folders_checked)
 
 
 class ToolError(Exception):

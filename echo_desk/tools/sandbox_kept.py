@@ -13,11 +13,20 @@ from typing import Any
 MAX_ENTRIES = 50
 #: How many planted entries there were past ``MAX_ENTRIES`` (not kept).
 PLANTED_MORE_KEY = "planted_more"
+#: How many hosts the network proxy refused past ``MAX_ENTRIES`` (not kept).
+REFUSED_MORE_KEY = "refused_more"
+#: How many folders the guard checked when its search stopped at its bound (``search_cut``).
+FOLDERS_CHECKED_KEY = "folders_checked"
 
 
 def planted_more(facts: Mapping[str, Any]) -> int:
     """The count of plants past the cut kept in ``facts`` (0 when none or not a count)."""
-    value = facts.get(PLANTED_MORE_KEY)
+    return count_of(facts, PLANTED_MORE_KEY)
+
+
+def count_of(facts: Mapping[str, Any], key: str) -> int:
+    """The positive count kept under ``key`` in ``facts`` (0 when none or not a count)."""
+    value = facts.get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 

@@ -186,7 +186,8 @@ def test_a_huge_grid_is_bounded_and_odd_cells_are_text() -> None:
 
 def test_sandbox_lists_are_bounded() -> None:
     facts = sandbox_of({"sandboxed": True, "refused_hosts": [f"h{i}.example" for i in range(10_000)]})
-    assert facts == SandboxFacts(sandboxed=True, refused_hosts=tuple(f"h{i}.example" for i in range(MAX_ENTRIES)))
+    assert facts == SandboxFacts(sandboxed=True, refused_hosts=tuple(f"h{i}.example" for i in range(MAX_ENTRIES)),
+                                 refused_more=10_000 - MAX_ENTRIES)
 
 
 def test_planted_entries_are_bounded_and_still_all_counted() -> None:

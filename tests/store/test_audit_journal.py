@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -291,7 +292,8 @@ def test_a_lone_surrogate_in_any_text_column_is_stored_escaped_in_the_journal_an
     from echo_desk.store.audit import RowStart
 
     value = f"{column} \udcff \ud800 é"
-    record = replace(_record(1), ok=False, **{column: value})
+    text_column: dict[str, Any] = {column: value}
+    record = replace(_record(1), ok=False, **text_column)
     path = tmp_path / "audit.sqlite3"
     audit = AuditLog(path)
     try:
@@ -322,7 +324,7 @@ def _varied_records() -> list[AuditRecord]:
     base = _record(1)
     return [
         base,
-        replace(base, arguments={}, provenance="", rule_source="", client=""),
+        replace(base, arguments={}, provenance="", rule_source="", client="", folders_checked=1000),
         replace(base, arguments={"text": "naïve ✓ 中文 \U0001f600", "q": 'say "hi"\\ \n\t\x00\x1f'},
                 conversation_id="会话", tool="读文件", client="cursor", grant_id="g-1", rule_source="r.toml line 4"),
         replace(base, arguments={"name": "\udcff\udc80 \ud800", "nested": [1, 2.5, None, True, {"k": "\udfff"}]},
@@ -339,10 +341,10 @@ def _varied_records() -> list[AuditRecord]:
 
 def _line_put_together_in_pieces(seq: int, record: AuditRecord) -> bytes:
     """The journal line as it was made before one encoding did it: the row's groups of columns
-    (the time, the start, the ending, the rest of the start, the planted column) each encoded as
-    JSON array items, joined with the array's own separator."""
+    (the time, the start, the ending, the rest of the start, the planted column, the folders
+    checked) each encoded as JSON array items, joined with the array's own separator."""
     row = record.row()
-    groups = ((row[0],), row[1:9], row[9:14], row[14:18], (row[18],))
+    groups = ((row[0],), row[1:9], row[9:14], row[14:18], (row[18],), (row[19],))
     items = [json.JSONEncoder(ensure_ascii=False).encode(list(group))[1:-1] for group in groups]
     return f'{{"seq": {seq}, "row": [{", ".join(items)}]}}\n'.encode()
 
@@ -365,7 +367,8 @@ def test_the_journal_line_made_in_one_encoding_is_the_same_bytes_as_made_in_piec
                     audit.append_started(record.start(), at=record.at, ok=record.ok, error_kind=record.error_kind,
                                          error=record.error, duration_ms=record.duration_ms,
                                          file_changes=record.file_changes, planted=record.planted,
-                                         planted_in=record.planted_in, later=True)
+                                         planted_in=record.planted_in, folders_checked=record.folders_checked,
+                                         later=True)
             lines = journal_path(path).read_bytes().splitlines(keepends=True)
         finally:
             audit.close()

@@ -69,7 +69,7 @@ def test_a_planted_path_is_redacted_and_the_files_stay_private(tmp_path: Path) -
         [row] = audit.query()
     finally:
         audit.close()
-    assert len(journaled) == 19 and ".envrc" in journaled[-1] and SECRET not in line
+    assert len(journaled) == 20 and ".envrc" in journaled[-2] and SECRET not in line
     [stored] = planted_of(row["planted"])
     assert stored.path.startswith("/home/me/ws/") and stored.path.endswith("/.envrc") and SECRET not in stored.path
     assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(folder.stat().st_mode) == 0o700

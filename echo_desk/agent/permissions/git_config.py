@@ -18,14 +18,12 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar, cast
 
-from echo_desk.agent.permissions import git_environment, line_environment
+from echo_desk.agent.permissions import git_environment, line_environment, this_verdict
 
 #: What a settings file's parser makes of it.
 P = TypeVar("P")
@@ -57,48 +55,12 @@ SETTINGS_LIMIT = 1024 * 1024
 ANYWHERE = Named(Path("/"), folder=True)
 
 
-#: What ``parsed`` found in the verdict being worked out (``reading_once``), by file and parser:
-#: what it made of the file, or the error looking at it raised.
-_THIS_VERDICT: ContextVar[dict[tuple[str, Callable[[str], object]], object] | None] = ContextVar(
-    "echo_desk_settings_this_verdict", default=None)
-
-
-@contextmanager
-def reading_once() -> Iterator[None]:
-    """Look at each settings file once for what is judged inside (one verdict): a git command
-    is looked at many times in a verdict, and each time its readers (settings files, aliases,
-    hooks, credential helpers) looked at the same files. Nothing on disk changes while a line is
-    judged: a line that writes a settings file is judged against the file as it is (what it
-    writes is the write rules' business, and a settings file the agent may write makes the
-    command reading it ask), so the answer kept is the one looked up again."""
-    if _THIS_VERDICT.get() is not None:
-        yield  # (a verdict worked out inside another: the same files)
-        return
-    token = _THIS_VERDICT.set({})
-    try:
-        yield
-    finally:
-        _THIS_VERDICT.reset(token)
-
-
 def parsed(path: Path, parse: Callable[[str], P | None]) -> P | None:
     """What ``parse`` makes of the whole text of the settings file ``path`` (``None``: not read
     whole, or not parsed), parsed once until the file changes (its stat fields key the cache),
-    and looked at once a verdict (``reading_once``).
+    and looked at once a verdict (``this_verdict``).
     Raises ``OSError`` when the file cannot be looked at (``FileNotFoundError``: there is none)."""
-    memo = _THIS_VERDICT.get()
-    if memo is None:
-        return _looked_at(path, parse)
-    key = (str(path), parse)
-    if key not in memo:
-        try:
-            memo[key] = _looked_at(path, parse)
-        except OSError as error:
-            memo[key] = error
-    found = memo[key]
-    if isinstance(found, OSError):
-        raise type(found)(*found.args)  # (a new one: the one kept is not raised again)
-    return cast("P | None", found)
+    return this_verdict.remembered(("git settings", str(path), parse), lambda: _looked_at(path, parse))
 
 
 def _looked_at(path: Path, parse: Callable[[str], P | None]) -> P | None:

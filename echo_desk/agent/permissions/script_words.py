@@ -45,13 +45,18 @@ and files it may load. Given no folder, it makes its project in the folder the l
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
-from echo_desk.agent.permissions import bun_commands
+from echo_desk.agent.permissions import bun_commands, this_verdict
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.options import read_options
+
+#: A word, or what stands for one only known when the line runs.
+_W = TypeVar("_W", str, "str | None")
 
 #: npm's commands that run a script of package.json with the words after them (npm 10-11);
 #: ``run`` and its spellings take the script's name first.
@@ -95,10 +100,23 @@ _TEST_RUNNERS: dict[str, tuple[str, ...]] = {"mocha": ("test",), "jest": (".",),
                                              "tap": (".",)}
 
 
+@functools.lru_cache(maxsize=512)
+def _kept(words_of: Callable[[str, Sequence[str | None]], list[_W]], program: str,
+          argv: tuple[str | None, ...]) -> tuple[_W, ...]:
+    """What ``words_of`` makes of a command's words, kept: worked out from the words alone
+    (every command of a line is asked about several times a verdict, most of them no package
+    manager's)."""
+    return tuple(words_of(program, argv))
+
+
 def passed(program: str, argv: Sequence[str | None]) -> list[str | None]:
     """The words ``argv`` (``program``: npm, pnpm or yarn) passes to the script it runs (none
     for a command that runs none), or the words of a test runner (mocha, jest, vitest, ava, tap) with the folders
     it looks for tests in; ``None``: a word only known when the line runs."""
+    return list(_kept(_passed, program, tuple(argv)))
+
+
+def _passed(program: str, argv: Sequence[str | None]) -> list[str | None]:
     if program in _TEST_RUNNERS:
         return [*argv[1:], *_TEST_RUNNERS[program]]
     if program == "bun":
@@ -124,6 +142,10 @@ def written_here(program: str, argv: Sequence[str | None]) -> list[str]:
     """What a command making a project (npm, pnpm, yarn or bun: ``program``) writes in the folder
     the line runs in: ``"."`` (anything below it) where a scaffolder runs, package.json where the
     package manager makes the project itself; nothing for another command."""
+    return list(_kept(_written_here, program, tuple(argv)))
+
+
+def _written_here(program: str, argv: Sequence[str | None]) -> list[str]:
     if program == "bun":
         return ["."] if bun_commands.scaffolds(tuple(argv)) else []
     if program not in _SCAFFOLDING:
@@ -143,6 +165,10 @@ def written(program: str, argv: Sequence[str | None]) -> list[str | None]:
     """The paths the words npm, pnpm or yarn (``program``) passes to its script may name for the
     script's program to write (``None``: one only known when the line runs); the words of a
     test runner (mocha, jest, vitest, ava, tap) are its own, judged where its options are."""
+    return list(_kept(_written, program, tuple(argv)))
+
+
+def _written(program: str, argv: Sequence[str | None]) -> list[str | None]:
     if program in _TEST_RUNNERS or _command(argv) in _OWN_COMMANDS.get(program, ()):
         return []
     words = passed(program, argv)
@@ -184,11 +210,23 @@ def paths(word: str | None) -> list[str | None]:
 
 def script_folders(cwds: Sequence[Path]) -> list[Path]:
     """The folders the script may run in: each folder the line runs in and those above it, up
-    to the nearest holding package.json (none: every folder above)."""
+    to the nearest holding package.json (none: every folder above). Looked at once a verdict
+    (``this_verdict``): every command of a line asks, several times each."""
+    at = tuple(cwds)
+    return list(this_verdict.remembered(("script folders", at), lambda: _script_folders(at)))
+
+
+def _script_folders(cwds: tuple[Path, ...]) -> tuple[Path, ...]:
     found: list[Path] = []
     for cwd in cwds:
-        for folder in (cwd, *cwd.parents):
+        for folder, project_file in _folders_up(cwd):
             found.append(folder)
-            if (folder / _PROJECT_FILE).exists():
+            if this_verdict.exists(project_file):
                 break
-    return list(dict.fromkeys(found))
+    return tuple(dict.fromkeys(found))
+
+
+@functools.lru_cache(maxsize=256)
+def _folders_up(cwd: Path) -> tuple[tuple[Path, Path], ...]:
+    """``cwd`` and each folder above it, with the package.json it would hold (words alone: kept)."""
+    return tuple((folder, folder / _PROJECT_FILE) for folder in (cwd, *cwd.parents))

@@ -1239,32 +1239,48 @@ def _default_operands(program: str, cwd: Path) -> list[str]:
 
 
 def writable_places(found: Iterable[Place], writable: Callable[[Path], bool],
-                    patterns: Sequence[PathPattern], bases: Callable[[PathPattern], list[Path]]) -> list[Path]:
+                    patterns: Sequence[PathPattern], bases: Callable[[PathPattern], list[Path]],
+                    known: dict[Place, list[Path]] | None = None) -> list[Path]:
     """The settings files among ``found`` that ``writable`` says the agent may write. Below a
     folder, the paths tried are the write rules' own patterns made concrete under it (each
     wildcard a plain name), so a rule such as ``@workspace/**/cfg/**`` is seen to allow
-    ``src/cfg/ruff.toml``."""
+    ``src/cfg/ruff.toml``. ``known``: what each place gave already with the same rules (every
+    command of a line has the folders of ``PATH`` among its places), kept there."""
     hits: list[Path] = []
     for place in found:
-        for name in place.names:
-            tried = [place.folder / name]
-            if place.below:
-                tried += [p for pattern in patterns for p in _concrete(pattern, bases(pattern), place.folder, name)]
-            hits += [p for p in tried if writable(p)]
-        code = (*(name_globs.suffix_tokens(s) for s in place.suffixes),
-                *(name_globs.fnmatch_tokens(g) for g in place.globs))
-        if code:
-            # A path made concrete is one sample of the names the pattern allows in its folder
-            # (``test*`` gives ``testx``): the pattern's own last part is judged against the
-            # code's names. (Not below: the folder's own files only, as go compiles a package's.)
-            tried = [p for pattern in patterns if _may_name(pattern, code)
-                     for p in _concrete(pattern, bases(pattern), place.folder, "")
-                     if place.below or p.parent == place.folder]
-            hits += [p for p in tried if writable(p)]
-        if place.shapes and any(_may_write_a_shape(pattern, bases(pattern), place) for pattern in patterns):
-            # (the folder itself stands for the files of those shapes: the pattern allows one)
-            hits.append(place.folder)
+        if known is None:
+            hits += _writable_in(place, writable, patterns, bases)
+            continue
+        given = known.get(place)
+        if given is None:
+            given = known[place] = _writable_in(place, writable, patterns, bases)
+        hits += given
     return list(dict.fromkeys(hits))
+
+
+def _writable_in(place: Place, writable: Callable[[Path], bool], patterns: Sequence[PathPattern],
+                 bases: Callable[[PathPattern], list[Path]]) -> list[Path]:
+    """``writable_places`` for one place."""
+    hits: list[Path] = []
+    for name in place.names:
+        tried = [place.folder / name]
+        if place.below:
+            tried += [p for pattern in patterns for p in _concrete(pattern, bases(pattern), place.folder, name)]
+        hits += [p for p in tried if writable(p)]
+    code = (*(name_globs.suffix_tokens(s) for s in place.suffixes),
+            *(name_globs.fnmatch_tokens(g) for g in place.globs))
+    if code:
+        # A path made concrete is one sample of the names the pattern allows in its folder
+        # (``test*`` gives ``testx``): the pattern's own last part is judged against the
+        # code's names. (Not below: the folder's own files only, as go compiles a package's.)
+        tried = [p for pattern in patterns if _may_name(pattern, code)
+                 for p in _concrete(pattern, bases(pattern), place.folder, "")
+                 if place.below or p.parent == place.folder]
+        hits += [p for p in tried if writable(p)]
+    if place.shapes and any(_may_write_a_shape(pattern, bases(pattern), place) for pattern in patterns):
+        # (the folder itself stands for the files of those shapes: the pattern allows one)
+        hits.append(place.folder)
+    return hits
 
 
 def _may_write_a_shape(pattern: PathPattern, roots: list[Path], place: Place) -> bool:

@@ -50,6 +50,9 @@ INERT_ASSIGNMENTS = frozenset({
     "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "RUST_BACKTRACE",
 })
 _INERT_VALUE = re.compile(r"[A-Za-z0-9_.,:@%+-]*")
+#: A redirection reading onto descriptor 1 or 2, or copying one other than 1 and 2 (see
+#: ``Analysis.may_reopen_output``).
+_REOPENS_OUTPUT = re.compile(r"[12]<|[<>]&\s*(?![12]\b)\d")
 #: bash's builtins and reserved words (``compgen -b``, ``compgen -k``, bash 5.2): an assignment
 #: before one is not the environment of a program (``IFS=x read``; before a special builtin it
 #: stays set for the rest of the line), so it is never read as ``env NAME=value`` (s269).
@@ -167,6 +170,16 @@ class Analysis:
         Read from the text (a ``|`` or ``<`` anywhere counts, quoted too): without either, a
         command reads the input the line itself runs with, which Echo Desk closes."""
         return "|" in self.line or "<" in self.line
+
+    @property
+    def may_reopen_output(self) -> bool:
+        """Whether the line may put on standard output or error a descriptor it did not open for
+        writing: a redirection reading onto 1 or 2 (``1< FILE``, ``2<<< x``) or a copy of another
+        descriptor (``>&0``, ``2<&3``). ``/dev/stdout`` and ``/dev/stderr`` then open that file
+        again, for writing: ``tee /dev/stdout 1< ../keep.txt`` overwrote keep.txt (strace,
+        coreutils 9.1, bash 5.2 and dash 0.5, s333). Read from the text, quoted too, and with its
+        line continuations removed as the shell does first (``1\\<newline>< FILE`` is ``1< FILE``)."""
+        return any(_REOPENS_OUTPUT.search(text) is not None for text in (self.line, self.line.replace("\\\n", "")))
 
 
 def inert_value(value: str) -> bool:

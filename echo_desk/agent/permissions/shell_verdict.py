@@ -31,7 +31,6 @@ from echo_desk.agent.permissions import (
     editor_settings,
     floor,
     folder_moves,
-    git_config,
     git_configured_places,
     git_foreach,
     git_reading,
@@ -52,6 +51,8 @@ from echo_desk.agent.permissions import (
     programs,
     settings_commands,
     settings_files,
+    suggested_variables,
+    this_verdict,
 )
 from echo_desk.agent.permissions import program_options as table
 from echo_desk.agent.permissions.below_reach import reaches_below
@@ -104,6 +105,9 @@ from echo_desk.sandbox.shell import Grammar, command_shell
 
 #: Redirection targets that are never files anyone cares about.
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+#: Of those, the ones naming a descriptor: as harmless only as what the line leaves on it
+#: (``Analysis.may_reopen_output``: `tee /dev/stdout 1< ../keep.txt` writes keep.txt).
+DESCRIPTOR_TARGETS = frozenset({"/dev/stdout", "/dev/stderr"})
 #: Programs that write a path only by opening it and writing into it, as a redirection does: one
 #: of ``HARMLESS_TARGETS`` is as harmless to them. Any other program writing one may remove,
 #: rename, replace it, or change its mode or owner (`rm -f /dev/null`, `mv x /dev/stdout`,
@@ -126,7 +130,7 @@ def shell_verdict(subject: Subject, rules: Rules, where: floor.Where, *, suggest
                   grammar: Grammar | None = None) -> Verdict:
     """The rules' verdict for running ``subject.command`` with the shell of this machine, in
     the environment ``run_command`` gives it (``line_environment``)."""
-    with line_environment.inheriting(), git_config.reading_once():
+    with line_environment.inheriting(), this_verdict.looking_once():
         return _shell_verdict(subject, rules, where, suggest=suggest, grammar=grammar)
 
 
@@ -296,6 +300,10 @@ class _Judge:
         #: of the same PATH (a realpath per folder each time was half of a verdict's time).
         self._path_found: dict[tuple[Hashable, ...], list[Path] | None] = {}
         self._real_folders: dict[str, str] = {}
+        #: What each settings place gave ``writable_places`` under these rules: every command of a
+        #: line has the folders of PATH among its places, and making the write rules' patterns
+        #: concrete under each was most of a verdict's time with a write rule.
+        self._writable_found: dict[settings_files.Place, list[Path]] = {}
         #: What git's settings files give a git command reading them, once a verdict.
         self._git_reads = git_unnamed_reads.OncePerVerdict(where.home)
         self.analysis = analysis
@@ -1092,6 +1100,8 @@ class _Judge:
         # family, a path none of the patterns matches is not writable, and the full verdict
         # (every deny, ask and the floor too) is only worked out for the rest.
         unbounded = any(c.matcher is None for c in allows)
+        if not unbounded and not allowing:
+            return []  # (no path is writable: the places need not be made concrete)
         where = self.where
 
         def writable(path: Path) -> bool:
@@ -1103,7 +1113,7 @@ class _Judge:
         def bases(pattern: PathPattern) -> list[Path]:
             return pattern.bases(workspaces=self.where.workspaces, home=self.where.home)
 
-        return settings_files.writable_places(found, writable, allowing, bases)
+        return settings_files.writable_places(found, writable, allowing, bases, self._writable_found)
 
     def _on_path(self, word: str | None) -> tuple[list[Path] | None, list[Path] | None]:
         """``path_search.candidates`` and ``path_folders`` for ``word``, each worked out once a
@@ -1510,7 +1520,8 @@ class _Judge:
         """What the rules say of the redirection (or of the command ``own`` writing a path,
         judged as one)."""
         value = redirect.target.value
-        if value in HARMLESS_TARGETS and (own is None or (programs.base(own[0]) if own else None) in CONTENT_WRITERS):
+        if value in HARMLESS_TARGETS and (own is None or (programs.base(own[0]) if own else None) in CONTENT_WRITERS) \
+                and not (value in DESCRIPTOR_TARGETS and self.analysis.may_reopen_output):
             return Effect.ALLOW, Provenance(kind=Decider.DEFAULT, detail="harmless target")
         family = self.rules.write if redirect.write else self.rules.read
         if value is None:
@@ -1898,26 +1909,58 @@ def _suggestions(analysis: Analysis, undecided: list[Command], judge: _Judge) ->
             argv_inners = [i for i in reading.inners if i.line is None]
             if len(argv_inners) != 1 or reading.inners != tuple(argv_inners):
                 break
+            # (`env FOO=1 make test`, `env -i …`, `env -C dir …`: `env **` does not name what env
+            # is given, so one rule names it with the program's narrow pattern, s342)
+            if found is None and programs.base(program) == "env" and _suggest_env_as_written(
+                    command, words, argv_inners[0], judge, seen, out):
+                break
             words = _inner_words(words, argv_inners[0])
     return tuple(out)
 
 
 def _suggest_named_environment(command: Command, judge: _Judge, seen: set[str], out: list[Suggestion]) -> None:
     """The rule for a command whose ``NAME=value`` prefixes a rule must name: the prefixes as
-    written, then its program's narrow pattern (``NODE_OPTIONS=--trace-warnings npm test **``);
-    none where that would not allow it. A rule for the program alone would not."""
-    inner = command.argv[len(command.environment) + 1:]
-    program = inner[0].value if inner else None
-    if program is None or not _plain(program):
+    written, then its program's narrow pattern (``RAILS_ENV=test rake test **``); none where that
+    would not allow it, nor for a variable that names code, a program or settings (``PATH=bin``:
+    ``suggested_variables``). A rule for the program alone would not."""
+    variables = [w.value.partition("=") for w in command.environment if w.value is not None]
+    if len(variables) != len(command.environment) or not all(
+            suggested_variables.may_name(name, value) for name, _, value in variables):
         return
     named = " ".join(w.value or "" for w in command.environment)
+    _suggest_naming(command, command.argv, named, command.argv[len(command.environment) + 1:], judge, seen, out)
+
+
+def _suggest_env_as_written(command: Command, words: tuple[Word, ...], inner: programs.Inner, judge: _Judge,
+                            seen: set[str], out: list[Suggestion]) -> bool:
+    """The rule for ``env``'s command whose options or assignments a rule must name (``env -i``,
+    ``env -C dir``, ``env FOO=1``): env's words as written, then its program's narrow pattern
+    (``env -i make test **``), as for a command's ``NAME=value`` prefixes; none for a variable
+    ``suggested_variables`` refuses, set or unset. Whether one was offered."""
+    given = words[1:inner.start]
+    if any(w.value is None or not _plain(w.value) for w in given) or not all(
+            suggested_variables.may_name(name, value) for name, value in inner.environment):
+        return False
+    named = " ".join(w.value or "" for w in (words[0], *given))
+    return _suggest_naming(command, words, named, _inner_words(words, inner), judge, seen, out)
+
+
+def _suggest_naming(command: Command, words: tuple[Word, ...], named: str, inner: tuple[Word, ...], judge: _Judge,
+                    seen: set[str], out: list[Suggestion]) -> bool:
+    """Offer ``named`` followed by the narrow pattern of the program ``inner`` runs, for
+    ``words`` (the command, or what a wrapper of it runs), where it would allow them."""
+    program = inner[0].value if inner else None
+    if program is None or not _plain(program):
+        return False
     pattern = f"{named} {_narrow_pattern(program, tuple(w.value for w in inner))}"
-    values = tuple(w.value for w in command.argv)
-    also = judge.would_cover(pattern, command.argv, judge.read_with_settings(values)) if pattern not in seen else None
-    if also is not None:
-        seen.add(pattern)
-        out.append(Suggestion(tool="shell", pattern=pattern, label=command.text, examples=Examples(match=(command.text,)),
-                              also_runs=also))
+    values = tuple(w.value for w in words)
+    also = judge.would_cover(pattern, words, judge.read_with_settings(values)) if pattern not in seen else None
+    if also is None:
+        return False
+    seen.add(pattern)
+    out.append(Suggestion(tool="shell", pattern=pattern, label=command.text,
+                          examples=Examples(match=(command.text,) if words is command.argv else ()), also_runs=also))
+    return True
 
 
 def _narrow_pattern(program: str, values: tuple[str | None, ...]) -> str:

@@ -111,7 +111,8 @@ def _record_call(audit: AuditLog, record: CallRecord, envelope: Envelope) -> Non
                                  error_kind=envelope.error_kind.value if envelope.error_kind else None,
                                  error=envelope.error, duration_ms=(time.perf_counter() - record.started) * 1000,
                                  file_changes=_file_changes(envelope), planted=envelope.planted,
-                                 planted_in=envelope.planted_in, later=True)
+                                 planted_in=envelope.planted_in, folders_checked=envelope.folders_checked,
+                                 later=True)
         except Exception:  # a bug in building one record must not fail the call
             log.exception("the audit record of %s could not be put together", call.name)
         # On the loop's next turn: after the caller has answered (in the same turn as this).
@@ -177,6 +178,7 @@ def _audit_record(*, at: float, duration_ms: float, said: _Said, arguments: Any,
         client=said.client,
         planted=envelope.planted,
         planted_in=envelope.planted_in,
+        folders_checked=envelope.folders_checked,
     )
 
 

@@ -23,7 +23,8 @@ from echo_desk.store import own_files, paths
 from echo_desk.store.settings import SandboxMode, Settings
 from echo_desk.tools import SANDBOX_TARGET, Placement, Protection, ProtectionReason, Target, ToolError
 from echo_desk.tools.planted import Planted
-from echo_desk.tools.planted_told import named_and_counted
+from echo_desk.tools.planted_told import first_and_counted, named_and_counted
+from echo_desk.tools.sandbox_kept import FOLDERS_CHECKED_KEY, MAX_ENTRIES, REFUSED_MORE_KEY
 
 NO_NETWORK = "network: none"
 ONLY_DOMAINS = "network: only "
@@ -201,11 +202,15 @@ async def finish_network(proxy: DomainProxy | None, meta: dict[str, object]) -> 
     if proxy is None:
         return ""
     await proxy.close()
-    meta["refused_hosts"] = list(proxy.refused)
+    # A command may try thousands of hosts: the card keeps the stored cap, the model a named few.
+    meta["refused_hosts"] = list(proxy.refused[:MAX_ENTRIES])
+    if len(proxy.refused) > MAX_ENTRIES:
+        meta[REFUSED_MORE_KEY] = len(proxy.refused) - MAX_ENTRIES
     if not proxy.refused:
         return ""
-    return (f"\n[sandbox] network access refused for: {', '.join(proxy.refused)} (not an allowed domain of this "
-            "workspace, a bare IP address, or a local address). The person can add a domain in Settings › Sandbox.")
+    hosts = first_and_counted(proxy.refused, between=", ")
+    return (f"\n[sandbox] network access refused for: {hosts} (not an allowed domain of this workspace, a bare IP "
+            "address, or a local address). The person can add a domain in Settings › Sandbox.")
 
 
 def planted_facts(planted: tuple[Planted, ...], launch: sandbox.Launch | None,
@@ -217,18 +222,25 @@ def planted_facts(planted: tuple[Planted, ...], launch: sandbox.Launch | None,
         return ""
     meta["planted"] = [p.to_json() for p in planted]
     meta["search_cut"] = launch.search_cut
+    if launch.search_cut:
+        meta[FOLDERS_CHECKED_KEY] = launch.max_folders
     meta["links_cut"] = list(launch.links_cut)
     meta["checked_later"] = checked_later
+    # Said even when nothing was found: past the bound, "nothing" means "nothing in what was looked at".
+    unchecked = (f"\n[sandbox] only the first {launch.max_folders:,} folders of the workspace were checked for "
+                 "planted files (git hooks and the like); what the command left in others was not looked at."
+                 if launch.search_cut else "")
     if checked_later:
         return ("\n[sandbox] processes of the command still ran when it ended: what they leave in the workspace "
-                "is checked, and put aside or back, when they end.")
+                "is checked, and put aside or back, when they end." + unchecked)
     if not planted:
-        return ""
+        return unchecked
     # Named up to a bound, with the total: thousands of planted files must not flood the model.
     what = named_and_counted(planted, lambda p: f"{quote_path(p.full())} ({p.change.value})")
     return (f"\n[sandbox] blocked: the command tried to plant files that make a program run code later "
             f"(git hooks or configuration, editor or shell start-up files): {what}. They were moved out of "
-            "the workspace (what it changed or removed is back as it was); do not try to work around this.")
+            "the workspace (what it changed or removed is back as it was); do not try to work around this."
+            + unchecked)
 
 
 def blocked_note(blocked: tuple[sandbox.Blocked, ...]) -> str:

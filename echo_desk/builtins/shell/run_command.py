@@ -46,6 +46,7 @@ from echo_desk.tools import (
     ToolRole,
 )
 from echo_desk.tools.planted import CheckedLater, Planted
+from echo_desk.tools.planted_told import named_and_counted
 
 log = logging.getLogger(__name__)
 
@@ -318,6 +319,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
                 "truncated": buffer.truncated, "seconds": round(time.monotonic() - started, 3), "cwd": str(cwd),
                 "sandbox": sandbox_meta}
         planted_in = one_workspace if planted else ""
+        folders_checked = launch.max_folders if launch is not None and launch.search_cut else 0  # for the audit
         if ended == "cancel":
             # Returned, not raised: a stop must not lose what the check found.
             return ToolResult.fail(
@@ -327,6 +329,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
                            N_("The command was stopped and its processes were ended. Output so far:\n{output}"),
                            output=buffer.text()),
                 metadata=meta, planted=planted, planted_in=planted_in, later_check=later_check,
+                folders_checked=folders_checked,
             )
         if ended == "timeout":
             output = buffer.text()
@@ -338,6 +341,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
                               "started). Output so far:\n{output}"),
                            seconds=timeout, output=output + planted_note),
                 metadata=meta, planted=planted, planted_in=planted_in, later_check=later_check,
+                folders_checked=folders_checked,
             )
         note = ""
         if plan.sandboxed:
@@ -345,7 +349,7 @@ class RunCommand(BuiltinTool[CommandArguments]):
             sandbox_meta["blocked"] = [b.value for b in blocked]
             note = command_sandbox.blocked_note(blocked) + refused_note + planted_note
         return ToolResult.ok(f"exit code {exit_code}\n{buffer.text()}{note}", metadata=meta, planted=planted,
-                             planted_in=planted_in, later_check=later_check)
+                             planted_in=planted_in, later_check=later_check, folders_checked=folders_checked)
 
     @staticmethod
     def _check_as_approved(ctx: ToolExecutionContext, command: Target, extra: tuple[Target, ...]) -> None:
@@ -493,5 +497,5 @@ async def _check_when_ended(proc: asyncio.subprocess.Process, launch: sandbox.La
         found.set_exception(exc)
         raise
     log.warning("the sandbox of pid %s ended late; put aside or back: %s", proc.pid,
-                "; ".join(f"{p.shown} ({p.change.value})" for p in planted) or "nothing")
+                named_and_counted(planted, lambda p: f"{p.shown} ({p.change.value})") or "nothing")
     found.set_result(CheckedLater(planted, workspace if planted else ""))

@@ -91,12 +91,16 @@ class SandboxFacts:
     domains: tuple[str, ...] = ()
     blocked: tuple[str, ...] = ()
     refused_hosts: tuple[str, ...] = ()
+    #: Refused hosts past the cap kept with the conversation: counted, not named.
+    refused_more: int = 0
     mode: str = ""
     status: str = ""
     planted: tuple[Planted, ...] = ()
     #: Planted entries past the cap kept with the conversation (``tools.sandbox_kept``): counted, not named.
     planted_more: int = 0
     search_cut: bool = False
+    #: The folders checked when ``search_cut`` (0: the bound was not stored, ``repositories.MAX_FOLDERS``).
+    folders_checked: int = 0
     #: Processes of the sandbox still ran when the command ended: what they left is checked later.
     checked_later: bool = False
     #: Echo Desk was closed before it checked what the command left: checked at its next start.
@@ -109,9 +113,9 @@ class SandboxFacts:
     def to_json(self) -> JsonObject:
         """As stored with the message (``sandbox_of`` reads it back alike)."""
         return {"sandboxed": self.sandboxed, "domains": list(self.domains), "blocked": list(self.blocked),
-                "refused_hosts": list(self.refused_hosts), "mode": self.mode, "status": self.status,
+                "refused_hosts": list(self.refused_hosts), "refused_more": self.refused_more, "mode": self.mode, "status": self.status,
                 "planted": [p.to_json() for p in self.planted], "planted_more": self.planted_more,
-                "search_cut": self.search_cut,
+                "search_cut": self.search_cut, "folders_checked": self.folders_checked,
                 "checked_later": self.checked_later, "server": self.server,
                 "checked_after_restart": self.checked_after_restart,
                 **({"not_checked_after_restart": self.not_checked_after_restart}

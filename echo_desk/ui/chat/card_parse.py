@@ -23,7 +23,13 @@ from echo_desk.i18n import deferred_from_json
 from echo_desk.store.not_saved import cause_text
 from echo_desk.tools.planted import planted_of as planted_of
 from echo_desk.tools.results import FileChange, FileChangeKind
-from echo_desk.tools.sandbox_kept import MAX_ENTRIES, planted_more
+from echo_desk.tools.sandbox_kept import (
+    FOLDERS_CHECKED_KEY,
+    MAX_ENTRIES,
+    REFUSED_MORE_KEY,
+    count_of,
+    planted_more,
+)
 from echo_desk.ui.chat.card_facts import (
     Cell,
     GridColumn,
@@ -226,13 +232,22 @@ def sandbox_of(metadata: object) -> SandboxFacts | None:
     planted = planted_of(facts.get("planted"))
     more = planted_more(facts) + max(len(planted) - MAX_ENTRIES, 0)
     return SandboxFacts(sandboxed=facts["sandboxed"], domains=strings("domains"), blocked=strings("blocked"),
-                        refused_hosts=strings("refused_hosts"), mode=str(facts.get("mode", "")),
+                        refused_hosts=strings("refused_hosts"),
+                        refused_more=(count_of(facts, REFUSED_MORE_KEY)
+                                      + max(_length(facts, "refused_hosts") - MAX_ENTRIES, 0)),
+                        mode=str(facts.get("mode", "")),
                         status=str(facts.get("status", "")), planted=tuple(planted[:MAX_ENTRIES]),
                         planted_more=more,
-                        search_cut=facts.get("search_cut") is True, checked_later=facts.get("checked_later") is True,
+                        search_cut=facts.get("search_cut") is True,
+                        folders_checked=count_of(facts, FOLDERS_CHECKED_KEY), checked_later=facts.get("checked_later") is True,
                         server=facts.get("server") is True,
                         checked_after_restart=facts.get("checked_after_restart") is True,
                         not_checked_after_restart=_text(facts.get("not_checked_after_restart")))
+
+
+def _length(facts: dict[str, object], key: str) -> int:
+    value = facts.get(key)
+    return len(value) if isinstance(value, list) else 0
 
 
 def denial_of(metadata: object) -> str | None:

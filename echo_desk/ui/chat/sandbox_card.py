@@ -17,7 +17,7 @@ from echo_desk.ui.chat.card_parse import planted_of as planted_of
 from echo_desk.ui.chat.card_parse import sandbox_of as sandbox_of
 from echo_desk.ui.core.checked_after_restart_text import failure_reason
 from echo_desk.ui.core.palette import Palette, in_use
-from echo_desk.ui.core.planted_text import done_text, planted_label
+from echo_desk.ui.core.planted_text import done_text, folders_checked_line, planted_label
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -100,14 +100,17 @@ def sandbox_lines(facts: SandboxFacts, palette: Palette | None = None) -> list[t
     if blocked:
         lines.append((_("The sandbox probably refused: {what}").format(what=list_text(blocked)), p.warn))
     if facts.refused_hosts:
+        hosts = [visible(h, one_line=True) for h in facts.refused_hosts[:_MOST_NAMED]]
+        unnamed = max(len(facts.refused_hosts) - _MOST_NAMED, 0) + facts.refused_more
+        if unnamed:
+            hosts.append(_("{count} more").format(count=unnamed))
         lines.append((_("Network refused for: {hosts} (allow a domain in Settings › Sandbox)").format(
-            hosts=list_text(visible(h, one_line=True) for h in facts.refused_hosts)), p.warn))
+            hosts=list_text(hosts)), p.warn))
     lines += what_it_left_lines(facts, p)
     if facts.sandboxed and facts.search_cut:
         from echo_desk.sandbox.repositories import MAX_FOLDERS  # rare: loaded only for this line
 
-        lines.append((_("Not every folder of this workspace was searched for repositories (it has more than {count}): "
-                        "a hook planted beyond them was not checked").format(count=MAX_FOLDERS), p.muted))
+        lines.append((folders_checked_line(facts.folders_checked or MAX_FOLDERS), p.warn))
     return lines
 
 

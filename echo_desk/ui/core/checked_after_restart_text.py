@@ -39,13 +39,15 @@ def failure_reason(error: str) -> str:
         return _("the check failed ({detail})").format(detail=visible(error, one_line=True))
 
 
-def command_lines(workspace: str, planted: Sequence[Planted], error: str, at: float, server: str = "") -> list[str]:
-    """One command's heading (when it started, where), then every entry with its full path
-    (``server``: the check was that sandboxed MCP server's, ``workspace`` its folder)."""
+def command_lines(workspace: str, planted: Sequence[Planted], error: str, at: float, server: str = "",
+                  more: int = 0) -> list[str]:
+    """One command's heading (when it started, where), then its entries with their full paths
+    (``server``: the check was that sandboxed MCP server's, ``workspace`` its folder; ``more``: entries
+    its stored list left out, counted)."""
     where = visible(workspace, one_line=True)
     when = datetime.datetime.fromtimestamp(at).strftime("%Y-%m-%d %H:%M")
     if server:
-        return _server_lines(visible(server, one_line=True), workspace, where, when, planted, error)
+        return _server_lines(visible(server, one_line=True), workspace, where, when, planted, error, more)
     if error:
         return [_("The command started on {time} in {folder}: the check could not be made ({why}). Look yourself "
                   "for what it may have left that would run code later (git hooks, .envrc, editor settings).").format(
@@ -55,11 +57,11 @@ def command_lines(workspace: str, planted: Sequence[Planted], error: str, at: fl
             time=when, folder=where)]
     heading = _("The command started on {time} in {folder} had left what would run code later, outside the "
                 "sandbox. It was taken out of the folder:").format(time=when, folder=where)
-    return [heading, *("  " + line for line in put_aside_lines(workspace, planted))]
+    return [heading, *("  " + line for line in put_aside_lines(workspace, planted, more))]
 
 
 def _server_lines(name: str, workspace: str, where: str, when: str, planted: Sequence[Planted],
-                  error: str) -> list[str]:
+                  error: str, more: int) -> list[str]:
     if error:
         return [_("The sandboxed MCP server “{server}” started on {time} in {folder}: the check could not be made "
                   "({why}). Look yourself for what it may have left that would run code later (git hooks, .envrc, "
@@ -70,4 +72,4 @@ def _server_lines(name: str, workspace: str, where: str, when: str, planted: Seq
     heading = _("The sandboxed MCP server “{server}” started on {time} in {folder} had left what would run code "
                 "later, outside the sandbox. It was taken out of the folder:").format(server=name, time=when,
                                                                                        folder=where)
-    return [heading, *("  " + line for line in put_aside_lines(workspace, planted))]
+    return [heading, *("  " + line for line in put_aside_lines(workspace, planted, more))]

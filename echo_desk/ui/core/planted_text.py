@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, _, ngettext
 from echo_desk.tools.planted import Change, Planted
+from echo_desk.tools.planted_told import MOST_NAMED, most_telling_first
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -40,15 +41,28 @@ def planted_label(count: int) -> str:
     return ngettext("⚠ {n} plant blocked", "⚠ {n} plants blocked", count).format(n=count)
 
 
-def put_aside_lines(folder: str, planted: Sequence[Planted]) -> list[str]:
-    """Every entry with its full path and what was done, and where what it left is kept: for a
-    notice or a tooltip that, unlike the card's line, names them all."""
+def folders_checked_line(count: int) -> str:
+    """The sandbox's search for planted files stopped at its bound (``count`` folders): said on the
+    card and in Activity, since "nothing blocked" then covers only the folders looked at."""
+    return _("Only the first {count} folders of this workspace were checked for planted files: what the command "
+             "left in the others (a git hook, an .envrc) was not looked at").format(count=f"{count:,}")
+
+
+def put_aside_lines(folder: str, planted: Sequence[Planted], more: int = 0) -> list[str]:
+    """Each entry with its full path and what was done, and where what it left is kept: for a
+    notice, a tooltip or Activity's details. Up to ``MOST_NAMED`` of them (the most telling, when
+    there are more), then how many more (with ``more``: entries a stored list already left out):
+    an audit row keeps up to 500, and a tooltip of a thousand lines covers the screen."""
+    shown = planted if len(planted) <= MOST_NAMED else most_telling_first(planted)[:MOST_NAMED]
     lines = []
-    for item in planted:
+    for item in shown:
         path = visible(item.full(folder), one_line=True)
         lines.append(_("{path} ({what})").format(path=path, what=done_text(item)))
         if item.kept and not item.still_there:
             lines.append("    " + _("kept, never run, at {path}").format(path=visible(item.kept, one_line=True)))
+    unnamed = len(planted) - len(shown) + more
+    if unnamed:
+        lines.append(_("{count} more").format(count=unnamed))
     return lines
 
 
@@ -64,5 +78,4 @@ def planted_tooltip(planted: Sequence[Planted], *, server: bool = False, sub_age
         heading = _("The sandboxed server left in its folder what would run code later, outside the sandbox:")
     else:
         heading = _("The command tried to plant what would run code later, outside the sandbox:")
-    rest = [_("{count} more").format(count=more)] if more else []
-    return "\n".join([heading, *put_aside_lines("", planted), *rest])
+    return "\n".join([heading, *put_aside_lines("", planted, more)])

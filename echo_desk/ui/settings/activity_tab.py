@@ -36,10 +36,16 @@ from echo_desk.i18n import N_, _, list_text, ngettext, shown
 from echo_desk.store.audit import AuditLog, Event
 from echo_desk.tools.planted import Planted, more_of, planted_of
 from echo_desk.tools.results import JsonObject
+from echo_desk.tools.sandbox_kept import count_of
 from echo_desk.ui.core import i18n_qt, marshal, theme
 from echo_desk.ui.core.audit_text import provenance_phrase
 from echo_desk.ui.core.checked_after_restart_text import command_lines
-from echo_desk.ui.core.planted_text import planted_label, planted_tooltip, put_aside_lines
+from echo_desk.ui.core.planted_text import (
+    folders_checked_line,
+    planted_label,
+    planted_tooltip,
+    put_aside_lines,
+)
 from echo_desk.ui.core.rules_text import plain_tooltip, rule_phrase, when
 from echo_desk.ui.widgets.failure_text import say_failure
 from echo_desk.ui.widgets.warning_note import warning_note
@@ -310,7 +316,7 @@ class ActivityTab(QWidget):
                 "The sandboxed MCP server “{server}” left in {folder} what would run code later, and no call to it "
                 "came after to say so. It was put aside when the server stopped:").format(server=visible(str(record["tool"]), one_line=True),
                                              folder=visible(str(folder or ""), one_line=True)),
-                *put_aside_lines("", _planted(record))]))
+                *put_aside_lines("", _planted(record), more_of(record.get("planted")))]))
             return
         if event is Event.CHECKED_AFTER_RESTART:
             arguments = record.get("arguments")
@@ -330,7 +336,7 @@ class ActivityTab(QWidget):
                 heading,
                 *command_lines(str(workspace or ""), _planted(record), str(record.get("error") or ""),
                                float(started) if isinstance(started, (int, float)) else float(record["at"]),
-                               server)]))
+                               server, more_of(record.get("planted")))]))
             return
         if event is Event.SESSION_HANDED_BACK:
             self.detail.setText(_(
@@ -340,8 +346,10 @@ class ActivityTab(QWidget):
             return
         arguments = json.dumps(record["arguments"], ensure_ascii=False)
         planted = planted_tooltip(_planted(record), server=_by_a_server(record), more=more_of(record.get("planted")))
+        checked = count_of(record, "folders_checked")  # (0: every folder was)
         self.detail.setText(f"{record['call_id']} · {record['tool']} {arguments[:300]}\n"
-                            f"{provenance_phrase(str(record['provenance']))}" + (f"\n{planted}" if planted else ""))
+                            f"{provenance_phrase(str(record['provenance']))}" + (f"\n{planted}" if planted else "")
+                            + (f"\n{folders_checked_line(checked)}" if checked else ""))
 
     def _why(self) -> None:
         record = self.selected()

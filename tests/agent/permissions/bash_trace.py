@@ -26,7 +26,8 @@ from .written_files import FOLDER_CALLS, WRITE_CALLS, files_written
 #: Programs the rules allow, each by its own rule; and ``bash -c``/``sh -c``, whose line is judged.
 ALLOWED = ["echo", "true", "ls", "cat", "printf", "sed", "sort", "tar", "env", "timeout", "nice", "xargs", "find", "test", "let", "read", "set",
            "tee", "cp", "touch", "mkdir", "ln", "history", "mapfile", "cd", "pushd",
-           "command", "time", "head", "wc", "grep", "mv", "install", "dd", "truncate", "split", "rm", "popd"]
+           "command", "time", "head", "wc", "grep", "mv", "install", "dd", "truncate", "split", "rm", "popd",
+           "cmake"]
 RULES = (f'[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[{"|".join(ALLOWED)}] **"\n\n'
          '[[rule]]\neffect = "allow"\ntool = "shell"\npattern = "[bash|sh] -c *"\n\n'
          '[[rule]]\neffect = "allow"\ntool = "write"\npattern = "@workspace/**"\n')
@@ -58,10 +59,12 @@ def strace_problem(tmp: Path) -> str | None:
 @dataclass(frozen=True)
 class Trace:
     """What a line really did: the programs it executed (the shell itself left out), in order, and
-    every file it opened for writing, created, renamed, linked or deleted (absolute paths)."""
+    every file it opened for writing, created, renamed, linked or deleted (absolute paths);
+    ``executed``: the programs as the paths they were executed by (relative ones as given)."""
 
     programs: list[str]
     written: list[str]
+    executed: tuple[str, ...] = ()
 
 
 #: The account random lines run as when the tests run as root (``run_traced(user=…)``).
@@ -69,9 +72,10 @@ NOBODY = 65534
 
 
 def run_traced(line: str, scratch: Path, *, home: Path, timeout: float = 30, shell: str = "bash",
-               user: int | None = None) -> Trace:
+               user: int | None = None, world: dict[str, str] | None = None) -> Trace:
     """Run ``line`` under ``shell`` (bash or dash) in ``scratch`` (emptied first, then given
-    ``a.txt`` and ``a.tar``) with ``$HOME`` at ``home``, and trace what it executed and wrote.
+    ``a.txt`` and ``a.tar``, and ``world``'s files: path in ``scratch`` to text) with ``$HOME`` at
+    ``home``, and trace what it executed and wrote (a folder renamed moves ``world``'s files).
     ``user``: the account (and group of the same number) to run it as, when run as root, so a
     line the engine got wrong cannot change the machine's own files (`rm -f /dev/null`, s303);
     ``scratch`` and ``home`` are then that account's."""
@@ -85,14 +89,21 @@ def run_traced(line: str, scratch: Path, *, home: Path, timeout: float = 30, she
             child.unlink()
     (scratch / "a.txt").write_text("a\n")
     subprocess.run(["tar", "-cf", "a.tar", "a.txt"], cwd=scratch, check=True)
+    planted = []
+    for name, text in (world or {}).items():
+        path = scratch / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        planted.append(path)
     as_user = user if user is not None and os.geteuid() == 0 else None
     # The log lies outside the folder above the scratch folder, where a line may write.
     handle, log_name = tempfile.mkstemp(prefix="bash-trace-", suffix=".log")
     os.close(handle)
     log = Path(log_name)
     if as_user is not None:
-        for owned in (log, scratch / "a.txt", scratch / "a.tar"):
-            os.chown(owned, as_user, as_user)
+        for owned in (log, scratch / "a.txt", scratch / "a.tar", *planted):
+            for each in (owned, *[p for p in owned.parents if scratch in p.parents]):
+                os.chown(each, as_user, as_user)
     # -y names each descriptor's file, the folder of AT_FDCWD included: relative paths resolve;
     # processes made and folders entered are traced for the calls that name no descriptor.
     calls = ",".join(("execve", *WRITE_CALLS, *FOLDER_CALLS))
@@ -113,7 +124,9 @@ def run_traced(line: str, scratch: Path, *, home: Path, timeout: float = 30, she
     finally:
         log.unlink()
     executed = executions(text)
-    return Trace([os.path.basename(p) for p in executed[1:]], files_written(text, scratch))
+    known = [os.path.realpath(path) for path in planted]
+    return Trace([os.path.basename(p) for p in executed[1:]], files_written(text, scratch, known),
+                 tuple(executed[1:]))
 
 
 def _small_files() -> None:

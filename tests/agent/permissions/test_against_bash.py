@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -73,8 +74,8 @@ def test_what_bash_runs_is_what_the_engine_collected_or_the_line_is_not_allowed(
 
 
 @pytest.mark.parametrize(("shell", "mode", "fewest_allowed", "fewest_writing"),
-                         [("bash", (), 150, 35), ("dash", (), 100, 20), ("bash", ("--write-heavy",), 250, 65),
-                          ("dash", ("--write-heavy",), 190, 50)])
+                         [("bash", (), 150, 35), ("dash", (), 100, 20), ("bash", ("--write-heavy",), 210, 50),
+                          ("dash", ("--write-heavy",), 165, 44)])
 def test_random_nested_lines_run_only_what_the_engine_saw_and_allowed(tmp_path: Path, shell: str, mode: tuple[str, ...],
                                                                       fewest_allowed: int, fewest_writing: int) -> None:
     """A fixed seed of the random exploration (constructs nested up to four deep, programs spelled
@@ -95,7 +96,8 @@ def test_random_nested_lines_run_only_what_the_engine_saw_and_allowed(tmp_path: 
                            done.stdout.splitlines()[-1])
     assert summary is not None, done.stdout[-3000:]
     # The check means something only if many of the random lines were allowed and really ran,
-    # and many of them wrote files.
+    # and many of them wrote files. (Since s333 fewer write-heavy lines are allowed: many move
+    # folders over a write-denied pattern or change PATH, which the engine asks for.)
     assert int(summary.group(1)) >= fewest_allowed, summary.group(0)
     assert int(summary.group(2)) >= fewest_writing, summary.group(0)
 
@@ -213,10 +215,7 @@ def test_each_random_line_starts_in_a_fresh_box(tmp_path: Path) -> None:
     """What a line left in the workspace, the home or the folder above is gone before the next
     line runs (`touch ~/w.txt` then `cat ~/w.txt` would see it), and the files a line may change
     outside are there again."""
-    spec = importlib.util.spec_from_file_location("explore_under_test", ROOT / "scripts" / "explore_against_bash.py")
-    assert spec is not None and spec.loader is not None
-    explore = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(explore)
+    explore: Any = _explorer()
     box = tmp_path / "box"
     workspace, home = explore._fresh_box(box)
     for left in (workspace / "w.txt", home / "w.txt", box / "w.txt", home / ".ssh" / "w"):
@@ -225,3 +224,82 @@ def test_each_random_line_starts_in_a_fresh_box(tmp_path: Path) -> None:
     workspace, home = explore._fresh_box(box)
     assert sorted(str(p.relative_to(box)) for p in box.rglob("*")) == [
         "home", "home/.bashrc", "home/.ssh", "keep.txt", "ws"]
+
+
+def test_the_write_check_sees_the_files_a_folder_renamed_took_with_it() -> None:
+    """strace shows a folder's rename as its two names only; the files known to be below it (there
+    before the line, or made by it first) are written at their old and their new place: ``mv src
+    prod`` put src/s.env at prod/s.env. A link renamed moves nothing."""
+    log = ('7 openat(AT_FDCWD</ws>, "src/n.env", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3</ws/src/n.env>\n'
+           '7 rename("src", "prod") = 0\n'
+           '7 renameat2(AT_FDCWD</ws>, "prod", AT_FDCWD</ws>, "out/p", RENAME_NOREPLACE) = 0\n'
+           '7 unlink("out/p/s.env") = 0\n'
+           '7 rename("link", "l2") = 0\n')
+    written = files_written(log, Path("/ws"), known=["/ws/src/s.env", "/ws/cfg/x.env", "/ws/link"])
+    assert written == ["/ws/src/n.env", "/ws/src", "/ws/prod", "/ws/src/n.env", "/ws/prod/n.env", "/ws/src/s.env",
+                       "/ws/prod/s.env", "/ws/prod", "/ws/out/p", "/ws/prod/n.env", "/ws/out/p/n.env", "/ws/prod/s.env",
+                       "/ws/out/p/s.env", "/ws/out/p/s.env", "/ws/link", "/ws/l2"]
+
+
+def _explorer() -> object:
+    spec = importlib.util.spec_from_file_location("explore_under_test", ROOT / "scripts" / "explore_against_bash.py")
+    assert spec is not None and spec.loader is not None
+    explore = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(explore)
+    return explore
+
+
+@pytest.mark.parametrize("shell", ["bash", "dash"])
+def test_the_exploration_sees_writes_below_denied_patterns_and_programs_planted(tmp_path: Path, shell: str) -> None:
+    """The exploration's checks have teeth for the newer classes: a folder moved or copied whole
+    over a write-denied pattern (``mv src prod``, ``cp -r src new``, ``cmake -E rename``, ``rm -r``),
+    a file written through a folder link made on the line, and a program copied into a folder put
+    on PATH, which runs under an allowed program's name."""
+    why = strace_problem(tmp_path)
+    if why is not None:
+        pytest.skip(why)
+    explore: Any = _explorer()
+    # Every folder above the box passable by nobody (dash's cd enters the whole path).
+    top = Path(tempfile.mkdtemp(prefix="s333-explore-"))
+    try:
+        _see_moves_and_plants(explore, top / "box", shell)
+    finally:
+        shutil.rmtree(top)
+
+
+def _see_moves_and_plants(explore: Any, box: Path, shell: str) -> None:
+    cases = {"mv src prod": ["ws/src/s.env", "ws/prod/src/s.env"], "cp -r src new": ["ws/new/s.env"],
+             "cmake -E rename cfg out": ["ws/cfg/x.env", "ws/out/x.env"], "rm -r prod": ["ws/prod/app.py"],
+             "ln -s prod p; cd p; touch n.py": ["ws/prod/n.py"], "mv src n; mv n src": ["ws/src/s.env", "ws/n/s.env", "ws/n/s.env", "ws/src/s.env"],
+             "ln -s ../w.txt null; cp a.txt null": []}
+    for line, expected in cases.items():
+        workspace, home = explore._fresh_box(box)
+        trace = run_traced(line, workspace, home=home, shell=shell, user=NOBODY, world=explore.WORLD)
+        assert [os.path.relpath(p, box) for p in explore.denied(trace.written, workspace)] == expected, line
+    workspace, home = explore._fresh_box(box)
+    trace = run_traced("cp /usr/bin/id ls; PATH=.:$PATH ls", workspace, home=home, shell=shell, user=NOBODY)
+    assert trace.programs == ["cp", "ls"]
+    assert explore.planted(trace.executed, box) == ["./ls"]
+    assert explore.planted(run_traced("ls", workspace, home=home, shell=shell, user=NOBODY).executed, box) == []
+
+
+@pytest.mark.parametrize("shell", ["bash", "dash"])
+def test_the_write_check_sees_a_descriptor_name_open_a_file_read_onto_it_again(setup: Setup, tmp_path: Path,
+                                                                                shell: str) -> None:
+    """``tee /dev/stdout 1< ../keep.txt`` opens keep.txt again, for writing, through the name of
+    descriptor 1 (found by the exploration, s333): the trace shows the file the open reached, and
+    the engine does not allow the line."""
+    why = strace_problem(tmp_path)
+    if why is not None:
+        pytest.skip(why)
+    box = tmp_path / "box"
+    workspace, home = box / "ws", box / "home"
+    workspace.mkdir(parents=True)
+    home.mkdir()
+    (box / "keep.txt").write_text("keep\n")
+    line = "echo x | tee /dev/stdout 1< ../keep.txt"
+    trace = run_traced(line, workspace, home=home, shell=shell)
+    assert (box / "keep.txt").read_text() == "x\n"
+    assert not_allowed(trace.written, workspace) == [str(box / "keep.txt")]
+    setup.write_user_rules(RULES)
+    assert setup.engine.check_command(line, workspace=setup.workspace).effect is not Effect.ALLOW

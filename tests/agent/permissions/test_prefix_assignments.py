@@ -96,8 +96,15 @@ def test_deny_rules_see_the_command_behind_its_prefixes(setup: Setup, line: str)
 
 
 def test_the_rule_offered_names_the_assignment(setup: Setup) -> None:
-    decision = verdict_under(setup, PROGRAMS, "FOO=1 ls -l && NODE_OPTIONS=--inspect npm test")
-    assert [s.pattern for s in decision.suggestions] == ["FOO=1 ls **", "NODE_OPTIONS=--inspect npm test **"]
+    decision = verdict_under(setup, PROGRAMS, "FOO=1 ls -l && RAILS_ENV=test npm test")
+    assert [s.pattern for s in decision.suggestions] == ["FOO=1 ls **", "RAILS_ENV=test npm test **"]
     for suggestion in decision.suggestions:
         assert suggestion.pattern is not None
         assert effect_under(setup, PROGRAMS + rule_text(suggestion.pattern), suggestion.label) is Effect.ALLOW
+
+
+def test_no_rule_offered_names_a_variable_of_options(setup: Setup) -> None:
+    """(s342) node takes options from NODE_OPTIONS (``--inspect`` opens a debugger port, ``--require``
+    loads a file): a rule naming it is the person's to write, not one click in the dialog."""
+    decision = verdict_under(setup, PROGRAMS, "FOO=1 ls -l && NODE_OPTIONS=--inspect npm test")
+    assert [s.pattern for s in decision.suggestions] == ["FOO=1 ls **"]

@@ -6,11 +6,12 @@ dash: the s241 lines of the hostile corpus)."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from echo_desk.agent.permissions import Effect
+from echo_desk.agent.permissions import Effect, this_verdict
 from echo_desk.agent.permissions.script_words import passed, paths, script_folders, written
 
 from .conftest import Setup
@@ -265,3 +266,36 @@ def test_a_script_named_like_a_command_the_program_does_not_have_gets_its_words_
 def test_the_program_s_own_commands_pass_no_words(setup: Setup, project: Path, line: str) -> None:
     assert effect_under(setup, RULES + rule_text("[pnpm|yarn] **"), line) is Effect.ALLOW
 
+
+
+def test_each_package_json_is_looked_at_once_a_verdict(setup: Setup, project: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """s338: every command of a line asks for the folders its script may run in, several times
+    each (the settings it reads, where it writes), and each time the package.json of each folder
+    from the one the line runs in up to the project's was looked at again: once a verdict now."""
+    looked: Counter[Path] = Counter()
+    exists = Path.exists
+
+    def counted(path: Path) -> bool:
+        if path.name == "package.json":
+            looked[path] += 1
+        return exists(path)
+
+    monkeypatch.setattr(Path, "exists", counted)
+    for line, allowed in (("npm test -- --watch=false && npm run lint | sort", True),
+                          ("cd src && npm test -- out/x.js; npm test", False)):
+        looked.clear()
+        assert (effect_under(setup, RULES + rule_text("sort **"), line) is Effect.ALLOW) is allowed
+        assert looked and max(looked.values()) == 1, looked
+
+
+def test_a_package_json_made_between_verdicts_is_seen_by_the_next(tmp_path: Path) -> None:
+    """What a verdict kept of the folders is not the next verdict's (s338)."""
+    (tmp_path / "p" / "src").mkdir(parents=True)
+    (tmp_path / "p" / "package.json").write_text("{}", encoding="utf-8")
+    with this_verdict.looking_once():
+        assert script_folders([tmp_path / "p" / "src"]) == [tmp_path / "p" / "src", tmp_path / "p"]
+    (tmp_path / "p" / "src" / "package.json").write_text("{}", encoding="utf-8")
+    with this_verdict.looking_once():
+        assert script_folders([tmp_path / "p" / "src"]) == [tmp_path / "p" / "src"]
+    assert script_folders([tmp_path / "p" / "src"]) == [tmp_path / "p" / "src"]

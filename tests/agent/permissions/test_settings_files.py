@@ -5,11 +5,13 @@ rules let the agent write. The hostile corpus proves the harm (``checker-setting
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from echo_desk.agent.permissions import Effect, Opaque
+from echo_desk.agent.permissions import Effect, Opaque, settings_files
+from echo_desk.agent.permissions.matchers import PathPattern
 from echo_desk.agent.permissions.settings_files import places
 from tests.agent.permissions.git_setup import git_in
 
@@ -520,3 +522,22 @@ def test_a_manual_page_folder_the_agent_may_write_asks(setup: Setup, monkeypatch
     assert _verdict(setup, line, "~/.local/share/**") is Effect.ALLOW
     pass_on(monkeypatch, "MANPATH", f"{setup.home}/.local/share/man:")
     assert _verdict(setup, line, "~/.local/share/**") is not Effect.ALLOW
+
+
+def test_each_place_is_made_concrete_once_a_verdict(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    """s338: every command of a line has the folders of PATH among the places its settings and
+    code are read from, and each time the write rules' patterns were made concrete under each
+    of them again (most of a verdict's time with a write rule): once a verdict now, same verdict."""
+    made: Counter[tuple[str, Path, str]] = Counter()
+    concrete = settings_files._concrete
+
+    def counted(pattern: PathPattern, roots: list[Path], folder: Path, name: str) -> list[Path]:
+        made[(pattern.text, folder, name)] += 1
+        return concrete(pattern, roots, folder, name)
+
+    monkeypatch.setattr(settings_files, "_concrete", counted)
+    pass_on(monkeypatch, "PATH", "/usr/bin:/bin")
+    for line, allowed in (("mypy src && ruff check src; less x | less", True), ("ruff check src; mypy src", True)):
+        made.clear()
+        assert (_verdict(setup, line, "@workspace/out/**", "~/.local/share/**") is Effect.ALLOW) is allowed
+        assert made and max(made.values()) == 1, made.most_common(3)

@@ -85,6 +85,8 @@ def test_a_command_that_cannot_run_ssh_is_left_alone(setup: Setup, line: str) ->
 def test_a_remote_name_stands_for_its_url(setup: Setup, origin: str, effect: Effect | None, line: str) -> None:
     _repository(setup.workspace, origin)
     _ssh_config(setup, INCLUDE)
+    if line == "git push" and origin.startswith("/"):
+        effect = None  # (a push to a local path writes that repository, which no write rule here allows: s325)
     assert (_verdict(setup, line) is Effect.ALLOW) is (effect is Effect.ALLOW)
 
 

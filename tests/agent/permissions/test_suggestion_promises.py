@@ -171,3 +171,86 @@ def test_the_editor_the_settings_name_is_said_by_the_rule_offered(setup: Setup) 
     (setup.home / ".gitconfig").write_text("[core]\n\teditor = emacs\n", encoding="utf-8")
     [suggestion] = verdict_under(setup, "", "git commit").suggestions
     assert "emacs" in suggestion.also_runs, suggestion
+
+
+#: (s342) Lines env gives what ``env **`` does not name (assignments, ``-i``, ``-C``): before, no
+#: rule was offered at all, so the person could only approve them once, every time.
+_ENV_NAMED = [
+    ("env FOO=1 make test", "env FOO=1 make test **"),
+    ("env -i make test", "env -i make test **"),
+    ("env -C sub make test", "env -C sub make test **"),
+    ("env -i FOO=1 make test", "env -i FOO=1 make test **"),
+    ("env -iu X make test", "env -iu X make test **"),
+    ("env FOO=1 git status", "env FOO=1 git status **"),
+]
+
+
+def _make_project(setup: Setup) -> None:
+    (setup.workspace / "Makefile").write_text("test:\n\ttrue\n", encoding="utf-8")
+    (setup.workspace / "sub").mkdir()
+    (setup.workspace / "sub" / "Makefile").write_text("test:\n\ttrue\n", encoding="utf-8")
+    _repository(setup)
+
+
+@pytest.mark.parametrize(("line", "pattern"), _ENV_NAMED)
+def test_a_command_env_gives_what_a_rule_must_name_is_offered_one_naming_it(setup: Setup, line: str,
+                                                                             pattern: str) -> None:
+    """One rule, env's words as written and the program's narrow pattern (as ``FOO=1 make test``
+    is offered ``FOO=1 make test **``): narrower than ``env FOO=1 **`` beside ``make test **``."""
+    _make_project(setup)
+    verdict = verdict_under(setup, "", line)
+    assert verdict.effect is not Effect.ALLOW
+    assert [(s.pattern, s.needs, s.also_runs) for s in verdict.suggestions] == [(pattern, (), ())]
+    assert verdict.suggestions[0].examples.match == (line,)
+    assert effect_under(setup, rule_text(pattern), line) is Effect.ALLOW
+
+
+def test_a_wrapper_around_env_is_offered_its_rule_beside_envs(setup: Setup) -> None:
+    _make_project(setup)
+    verdict = verdict_under(setup, "", "nice env FOO=1 make test")
+    assert [(s.pattern, s.needs) for s in verdict.suggestions] == [
+        ("nice **", ("env FOO=1 make test **",)), ("env FOO=1 make test **", ("nice **",))]
+    assert effect_under(setup, rule_text("nice **", "env FOO=1 make test **"), "nice env FOO=1 make test") is Effect.ALLOW
+
+
+@pytest.mark.parametrize(("pattern", "line"), [
+    ("env FOO=1 make test **", "env FOO=1 LD_PRELOAD=x.so make test"),
+    ("env FOO=1 make test **", "env LD_PRELOAD=x.so FOO=1 make test"),
+    ("env FOO=1 make test **", "env FOO=1 make test LD_PRELOAD=/tmp/x.so"),
+    ("env FOO=1 make test **", "env FOO=1 PATH=bin make test"),
+    ("env -i make test **", "env -i LD_PRELOAD=x.so make test"),
+    ("env -i make test **", "env -i PATH=bin make test"),
+    ("env -C sub make test **", "env -C sub LD_PRELOAD=x.so make test"),
+    ("env FOO=1 git status **", "env FOO=1 GIT_DIR=x git status"),
+    ("FOO=1 make test **", "FOO=1 LD_PRELOAD=x.so make test"),
+])
+def test_with_the_rule_offered_a_dangerous_variable_still_asks(setup: Setup, pattern: str, line: str) -> None:
+    _make_project(setup)
+    assert effect_under(setup, rule_text(pattern), line) is not Effect.ALLOW
+
+
+@pytest.mark.parametrize("line", [
+    "env LD_PRELOAD=x.so make test", "env PATH=bin make test", "env -u PATH make test",
+    "env -i PATH=/usr/bin make test", "env GIT_DIR=x git status", "env PYTHONPATH=out make test",
+    "env FOO=a/b make test",
+    "LD_PRELOAD=x.so make test", "PATH=bin make test", "BASH_ENV=x make test", "MAKEFILES=x make test",
+    "GIT_DIR=x git status",
+])
+def test_no_rule_is_offered_that_names_a_variable_naming_code_or_settings(setup: Setup, line: str) -> None:
+    """``PATH=bin make test`` was offered ``PATH=bin make test **``, which allows it: a ``bin/make``
+    the agent planted then ran (bash 5.2 and dash 0.5.12, strace). Such a line asks, offering
+    nothing; the person may still approve it once."""
+    _make_project(setup)
+    verdict = verdict_under(setup, "", line)
+    assert verdict.effect is not Effect.ALLOW and verdict.suggestions == ()
+
+
+@pytest.mark.parametrize(("line", "suggested"), [
+    ("FOO=1 make test", ["FOO=1 make test **"]),
+    ("DEBUG=1 make test", ["DEBUG=1 make test **"]),
+    ("env -u X make test", ["env **", "make test **"]),
+    ("env make test", ["env **", "make test **"]),
+])
+def test_what_was_offered_before_is_offered_still(setup: Setup, line: str, suggested: list[str]) -> None:
+    _make_project(setup)
+    assert [s.pattern for s in verdict_under(setup, "", line).suggestions] == suggested

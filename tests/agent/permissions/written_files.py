@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,13 +77,18 @@ def _unescaped(text: str) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
-def files_written(log: str, start: Path) -> list[str]:
+def files_written(log: str, start: Path, known: Iterable[str] = ()) -> list[str]:
     """Every file ``log`` shows written, as an absolute path, in order. A path is taken in the
     folder of the descriptor before it (``AT_FDCWD</ws>``); in a call that names none (``mkdir``,
     ``unlink``), in the folder that process is in: the last one it showed, else the one its
     ``chdir``/``fchdir`` went to, else its parent's when it was made (``clone``, ``fork``), else
-    ``start`` for the first process."""
+    ``start`` for the first process.
+
+    ``known``: files there before the line ran (absolute, links resolved). A rename shows only the
+    two names, yet a folder renamed moves every file below it: each known file below the old name
+    (or made below it by the line) counts as written at its old and its new place."""
     calls = whole_calls(log)
+    files = _Files(known)
     parent_of = {call.result: call.pid for call in calls if call.name in _MAKE_PROCESS and call.result.isdigit()}
     folder_of: dict[str, str] = {}
 
@@ -107,9 +113,41 @@ def files_written(log: str, start: Path) -> list[str]:
         if call.name in ("chdir", "fchdir"):
             folder_of[call.pid] = _folder_entered(call, here)
             continue
-        for path in _names_written(call, here):
-            written.append(os.path.normpath(path))
+        paths = [os.path.normpath(path) for path in _names_written(call, here)]
+        written.extend(paths)
+        written.extend(files.changed(call.name, paths))
     return written
+
+
+class _Files:
+    """The files a line's calls have left, as far as the log and the files there before tell:
+    enough to see which files a folder's rename moved (strace names only the folder)."""
+
+    def __init__(self, known: Iterable[str]) -> None:
+        self.paths = {_real(path) for path in known}
+
+    def changed(self, call: str, paths: list[str]) -> list[str]:
+        """Record what ``call`` did to ``paths``; the files below a renamed folder, at their old
+        and their new place."""
+        real = [_real(path) for path in paths]
+        if call.startswith("rename") and len(real) == 2:
+            old, new = real
+            moved = sorted(p for p in self.paths if p.startswith(old + os.sep))
+            self.paths.difference_update(moved)
+            self.paths.discard(old)
+            landed = [new + p[len(old):] for p in moved]
+            self.paths.update([new, *landed])
+            return [path for pair in zip(moved, landed, strict=True) for path in pair]
+        if call.startswith("unlink"):
+            self.paths.difference_update(real)
+        elif not call.startswith("mkdir"):
+            self.paths.update(real)
+        return []
+
+
+def _real(path: str) -> str:
+    """``path`` with the links of its folder resolved (as they are now), its last name kept."""
+    return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
 
 
 def _folder_entered(call: Call, cwd: str) -> str:
@@ -154,7 +192,7 @@ def not_allowed(written: list[str], writable: Path) -> list[str]:
     for path in written:
         if _SINKS.match(path):
             continue
-        real = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+        real = _real(path)
         if real != top and not real.startswith(top + os.sep):
             outside.append(path)
     return outside

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QColor
 
-from echo_desk.store.audit import MOST_AUDITED, AuditLog, AuditRecord, server_left
+from echo_desk.store.audit import AuditLog, AuditRecord, server_left
 from echo_desk.tools.planted import Change, Planted
+from echo_desk.tools.planted_told import MOST_NAMED
 from echo_desk.ui.core import i18n_qt, theme
 from echo_desk.ui.settings.activity_tab import COL_TOOL, COL_VERDICT, ActivityTab
 
@@ -107,7 +108,7 @@ def test_a_servers_own_row_of_what_it_left_outside_its_calls_names_it_and_every_
 
 def test_a_row_that_kept_a_bounded_few_still_counts_every_plant(qtbot, tmp_path: Path) -> None:
     """A call that planted 10,000 files: its row keeps a few hundred (``store.audit.MOST_AUDITED``)
-    and how many more; the mark and the tooltip count them all."""
+    and how many more; the mark and the tooltip count them all (the tooltip names a few)."""
     many = tuple(Planted(f"pkg{i:05}/.envrc", Change.CREATED) for i in range(10_000))
     log = AuditLog(tmp_path / "audit.sqlite3")
     try:
@@ -118,6 +119,6 @@ def test_a_row_that_kept_a_bounded_few_still_counts_every_plant(qtbot, tmp_path:
         row = tab.calls.topLevelItem(0)
         assert row is not None
         assert row.text(COL_VERDICT).endswith("⚠ 10000 plants blocked"), row.text(COL_VERDICT)
-        assert f"\n{10_000 - MOST_AUDITED} more<" in row.toolTip(COL_VERDICT)
+        assert f"\n{10_000 - MOST_NAMED} more<" in row.toolTip(COL_VERDICT)
     finally:
         log.close()
