@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from echo_desk.agent.breaker import BreakerBoard
 from echo_desk.agent.envelope import UNDO_NOT_RECORDED_KEY, Envelope, StoppedCall, cap_content
 from echo_desk.agent.host import Host
+from echo_desk.agent.late_checks_told import LateFindings
 from echo_desk.agent.model import ToolCall
 from echo_desk.agent.pipeline.approval import approve, attachment_roots, ruling
 from echo_desk.agent.pipeline.audit_record import begin, record_call
@@ -84,6 +85,8 @@ class Dispatcher:
         self.undo = undo
         #: MCP calls' allows, reused while nothing they were worked out from changed.
         self.kept_verdicts = KeptVerdicts()
+        #: What late sandbox checks found, owed to the model's next turn (``late_checks_told``).
+        self.late_findings = LateFindings()
 
     async def execute_tool(
         self,

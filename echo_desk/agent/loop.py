@@ -24,6 +24,7 @@ from echo_desk.agent.definitions import ToolDefinition
 from echo_desk.agent.dispatcher import Dispatcher
 from echo_desk.agent.envelope import Envelope, StoppedCall
 from echo_desk.agent.host import Host
+from echo_desk.agent.late_checks_told import late_check_note, owe_when_checked, owed_to
 from echo_desk.agent.model import (
     ChatMessage,
     ChatModel,
@@ -175,13 +176,18 @@ class AgentLoop:
         """One exchange of the conversation (see ``_run_exchange``): the calls it makes form one
         turn for Revert, and the model first hears of changes the person reverted since."""
         if scope.parent is not None:  # a sub-agent's calls belong to its parent's turn
-            return await self._run_exchange(history, scope, host, listener, tool_choice=tool_choice)
-        note = revert_note(self.dispatcher.undo.changes.take_untold_reverts(scope.conversation_id)
-                           if self.dispatcher.undo else [])
-        if note:
-            told = ChatMessage(role="user", content=note)
-            history = [*history, told]
-            (listener or NullListener()).on_message(told)
+            try:
+                return await self._run_exchange(history, scope, host, listener, tool_choice=tool_choice)
+            finally:  # what its late checks find from now on is told to its parent
+                self.dispatcher.late_findings.returned(owed_to(scope), owed_to(scope.parent))
+        reverted = revert_note(self.dispatcher.undo.changes.take_untold_reverts(scope.conversation_id)
+                               if self.dispatcher.undo else [])
+        late = late_check_note(self.dispatcher.late_findings.take(owed_to(scope)))
+        for note in (reverted, late):
+            if note:
+                told = ChatMessage(role="user", content=note)
+                history = [*history, told]
+                (listener or NullListener()).on_message(told)
         with person_turn():
             return await self._run_exchange(history, scope, host, listener, tool_choice=tool_choice)
 
@@ -246,6 +252,10 @@ class AgentLoop:
             text_parts: list[str] = []
             calls: list[ToolCall] = []
             choice = tool_choice if turn == 0 else "auto"
+            if scope.parent is not None:  # a sub-agent has one exchange: told at its next turn
+                late = late_check_note(self.dispatcher.late_findings.take(owed_to(scope)))
+                if late:
+                    keep(ChatMessage(role="user", content=late))
             try:
                 await self._stream_with_one_retry(messages, scope, choice, hear, text_parts, calls)
             except ModelError as exc:
@@ -401,6 +411,7 @@ class AgentLoop:
                     results[call.id] = stopped.envelope
                     hear.on_tool_result(call.id, stopped.envelope)
                     tell_when_checked(hear, call.id, stopped.envelope)
+                    owe_when_checked(self.dispatcher.late_findings, scope, stopped.envelope)
                     raise
             results[call.id] = envelope
             try:
@@ -411,6 +422,7 @@ class AgentLoop:
             finally:  # (Stop while waiting: the call ran, and its card says how it ended)
                 hear.on_tool_result(call.id, envelope)
                 tell_when_checked(hear, call.id, envelope)
+                owe_when_checked(self.dispatcher.late_findings, scope, envelope)
 
         try:
             for group in self._batches(calls):

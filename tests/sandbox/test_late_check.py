@@ -15,13 +15,15 @@ from sandbox_helpers import Jail, context, requires_bwrap, run, tool_with
 from echo_desk.agent.envelope import Envelope
 from echo_desk.agent.host import ApprovalChoice, ScriptedHost
 from echo_desk.agent.loop import AgentLoop, NullListener
+from echo_desk.agent.model import ChatMessage
 from echo_desk.agent.scope import Scope
+from echo_desk.agent.undo.notes import NOTE_PREFIX
 from echo_desk.builtins.shell import run_command
 from echo_desk.sandbox import ending
 from echo_desk.tools.planted import Change, planted_of
 from echo_desk.ui.chat.card_parse import sandbox_of
 from echo_desk.ui.chat.sandbox_card import planted_mark, sandbox_html, sandbox_lines
-from tests.agent.fake_model import ScriptedModel, calls
+from tests.agent.fake_model import ScriptedModel, calls, say
 from tests.agent.fakes import make_engine
 
 pytestmark = requires_bwrap
@@ -116,3 +118,43 @@ async def test_a_stopped_command_checked_later_has_its_plants_in_its_audit_row_a
     facts = sandbox_of(checked.metadata)  # the card, shown again from it
     assert facts is not None and not facts.checked_later and ".vscode (new: put aside)" in sandbox_html(facts)
     assert "⚠ 1 plant blocked" in planted_mark(facts.planted_count)
+
+
+async def test_what_a_real_late_check_put_aside_is_told_to_the_model_at_its_next_exchange(
+        jail: Jail, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real bwrap command plants ``.envrc``; its sandbox is taken as still running at the bound,
+    so its result tells the model only that it is checked when it ends. Once that check put the
+    file aside, the model's next exchange opens with a note that names it (s339; before, only the
+    card and the audit row heard of it)."""
+    real_gone = ending.gone
+    still_running = asyncio.Event()
+
+    async def gone_late(inside: ending.Inside | None, wait_seconds: float = ending.WAIT_SECONDS) -> bool:
+        if not still_running.is_set():
+            still_running.set()
+            return False
+        return await real_gone(inside, wait_seconds)
+
+    monkeypatch.setattr(run_command.ending, "gone", gone_late)
+    dispatcher, schemas, _settings = make_engine(tmp_path, tool_with())
+    scope = Scope(label="conversation", conversation_id="conv-1", workspace_roots=(jail.workspace,))
+    host = ScriptedHost(choice=ApprovalChoice.ALLOW_ONCE)
+    first = ScriptedModel([calls(("c1", "run_command", json.dumps({"command": "echo evil > .envrc"}))), say("Done.")])
+    cards = _Cards()
+    try:
+        outcome = await AgentLoop(first, dispatcher, schemas, max_turns=2).run([], scope, host, cards)
+        assert "checked, and put aside or back, when they end" in outcome.envelopes["c1"].content
+        deadline = time.monotonic() + 30
+        while "c1" not in cards.checked:
+            assert time.monotonic() < deadline, "the late check never ended"
+            await asyncio.sleep(0.02)
+        assert not (jail.workspace / ".envrc").exists()
+        history = [*outcome.messages, ChatMessage(role="user", content="and now?")]
+        second = ScriptedModel([say("Noted.")])
+        await AgentLoop(second, dispatcher, schemas, max_turns=2).run(history, scope, host, NullListener())
+    finally:
+        dispatcher.close()
+        if dispatcher.audit is not None:
+            dispatcher.audit.close()
+    [note] = [m.content for m in second.seen[0][0] if m.content.startswith(NOTE_PREFIX)]
+    assert f"{jail.workspace}/.envrc (created; moved to " in note and "run_command c1" in note
