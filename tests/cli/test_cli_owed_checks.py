@@ -143,7 +143,7 @@ def test_the_line_counts_commands_and_servers_apart_in_both_languages(tmp_path: 
                                   "Echo Desk was closed before checking, and something needs your attention")
     assert lines["en servers"] == ("Echo Desk checked 2 sandboxed MCP servers that an earlier Echo Desk was closed "
                                    "before checking: nothing was left that would run code later.")
-    assert "1 条沙箱命令和 1 个沙箱 MCP 服务器" in lines["zh_CN"] and "需要你留意" in lines["zh_CN"]
+    assert "1 条沙箱命令，以及 1 个沙箱 MCP 服务器" in lines["zh_CN"] and "需要你留意" in lines["zh_CN"]
     assert "2 个沙箱 MCP 服务器" in lines["zh_CN servers"] and "没有发现" in lines["zh_CN servers"]
     assert "命令" not in lines["zh_CN servers"] and CJK.search(lines["zh_CN servers"])
 

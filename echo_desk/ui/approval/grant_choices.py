@@ -82,16 +82,16 @@ def falls_short_text(suggestion: Suggestion) -> str:
     the command also runs that the rules do not allow (the editor ``git commit`` starts)."""
     if not suggestion.also_runs:
         return ""
-    return _("this command also runs {programs}, which your rules do not allow, so it will ask again").format(
-        programs=list_text(quoted(visible(p, one_line=True)) for p in suggestion.also_runs))
+    return _("this command also runs {quoted_programs}, which your rules do not allow, so it will ask again").format(
+        quoted_programs=list_text(quoted(visible(p, one_line=True)) for p in suggestion.also_runs))
 
 
 def still_asks_text(verdict: Verdict) -> str:
     """That the line would ask again even with every rule offered ('' when it would not)."""
     if not verdict.still_asks:
         return ""
-    return _("Even with the rules offered here, this line will ask again next time: none of them allows {parts}.").format(
-        parts=list_text(quoted(visible(p, one_line=True)) for p in verdict.still_asks))
+    return _("Even with the rules offered here, this line will ask again next time: none of them allows {quoted_parts}.").format(
+        quoted_parts=list_text(quoted(visible(p, one_line=True)) for p in verdict.still_asks))
 
 
 def several_commands(verdict: Verdict) -> bool:
@@ -105,10 +105,10 @@ def covers_text(suggestion: Suggestion, verdict: Verdict) -> str:
     ``nice **`` and its program's ``make test **``)."""
     command = quoted(visible(suggestion.label, one_line=True))
     if suggestion.needs:
-        return _("Not enough alone: {command} also needs {rules}, offered here too").format(
-            command=command, rules=list_text(quoted(visible(p, one_line=True)) for p in suggestion.needs))
+        return _("Not enough alone: {quoted_command} also needs {quoted_rules}, offered here too").format(
+            quoted_command=command, quoted_rules=list_text(quoted(visible(p, one_line=True)) for p in suggestion.needs))
     if several_commands(verdict):
-        return _("Only for {command}, not the other commands of this line").format(command=command)
+        return _("Only for {quoted_command}, not the other commands of this line").format(quoted_command=command)
     return ""
 
 
