@@ -56,11 +56,11 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar, cast
+from typing import TypeVar
 
-from echo_desk.agent.permissions import git_config, git_index, line_environment
+from echo_desk.agent.permissions import git_config, git_index, line_environment, this_verdict
 from echo_desk.agent.permissions.download_reads import NETRC
 from echo_desk.agent.permissions.git_settings_writes import config_written, global_files
 from echo_desk.agent.permissions.long_prefixes import long_prefix
@@ -170,18 +170,14 @@ def settings_unread(values: Sequence[str], home: Path | None, folders: Sequence[
 
 class OncePerVerdict:
     """``included``, ``helper_files`` and ``settings_unread`` for one verdict's home folder
-    ``home``, each worked out once for the same values, folders and variables the line gives:
-    a git command is looked at many times in a verdict (its forms, its part, its rule), and each
-    time these walked the settings files and what they include. Nothing on disk changes while a
-    line is judged (a line that writes a settings file is judged against the file as it is; the
-    write itself is the write rules' business, and a settings file the agent may write makes
-    the git command ask), so the answer kept is the one worked out again. While the variables
-    looked up are being recorded (``line_environment.reading``) it is worked out again, so
-    they are."""
+    ``home``, each worked out once a verdict (``this_verdict``) for the same values, folders and
+    variables the line gives: a git command is looked at many times in a verdict (its forms, its
+    part, its rule, the rule-suggestion trials), and each time these walked the settings files and
+    what they include. While the variables looked up are being recorded
+    (``line_environment.reading``) it is worked out again, so they are."""
 
     def __init__(self, home: Path | None) -> None:
         self.home = home
-        self._found: dict[tuple[Hashable, ...], object] = {}
 
     def included(self, values: Sequence[str]) -> tuple[str, ...]:
         return self._once("included", values, (), lambda: included(values, self.home))
@@ -199,11 +195,9 @@ class OncePerVerdict:
         # (of ``values``, each of the three looks only at the settings files and the socket
         # folder: a command's values with the files found added keep the answer)
         settings = set(settings_files())
-        key = (kind, CREDENTIAL_SOCKETS[0] in values, tuple(v for v in values if v in settings), tuple(folders),
-               None if given is None else given.key())
-        if key not in self._found:
-            self._found[key] = work()
-        return cast("_T", self._found[key])
+        key = ("git unnamed reads", kind, self.home, CREDENTIAL_SOCKETS[0] in values,
+               tuple(v for v in values if v in settings), tuple(folders), None if given is None else given.key())
+        return this_verdict.remembered(key, work)
 
 
 def _helper_settings(values: Sequence[str], home: Path | None, folders: Sequence[Path]) -> list[Path]:

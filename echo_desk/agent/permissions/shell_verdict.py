@@ -1204,7 +1204,6 @@ class _Judge:
         trial = _Judge(rules, self.where, Analysis(line=""))
         trial.cwds, trial.cwd_known = self.cwds, self.cwd_known
         trial._path_found, trial._real_folders = self._path_found, self._real_folders  # (no rule changes PATH)
-        trial._git_reads = self._git_reads  # (nor git's settings)
         return trial
 
     def line_programs_uncovered(self, inner: programs.Inner) -> list[str] | None:
