@@ -43,13 +43,16 @@ def _telling(p: Planted) -> tuple[int, int, str]:
     return rank, p.path.count("/"), p.full()
 
 
+def the_named(planted: Sequence[Planted], most: int = MOST_NAMED) -> Sequence[Planted]:
+    """The entries of ``planted`` a bounded list names: all of them, in the guard's order, when
+    they are ``most`` or fewer; else the ``most`` most telling (``most_telling_first``)."""
+    return planted if len(planted) <= most else most_telling_first(planted)[:most]
+
+
 def named_and_counted(planted: Sequence[Planted], name: Callable[[Planted], str], most: int = MOST_NAMED) -> str:
-    """``planted`` as text for the model: each entry as ``name`` gives it (cut to ``LONGEST_NAME``),
-    ``; `` between them. All of them, in the guard's order, when they are ``most`` or fewer; else
-    the ``most`` most telling (``most_telling_first``), then how many more and the total."""
-    if len(planted) <= most:
-        return "; ".join(_cut(name(p)) for p in planted)
-    return first_and_counted([name(p) for p in most_telling_first(planted)[:most]], len(planted), most)
+    """``planted`` as text for the model: each entry ``the_named`` keeps as ``name`` gives it (cut
+    to ``LONGEST_NAME``), ``; `` between them, then how many more and the total."""
+    return first_and_counted([name(p) for p in the_named(planted, most)], len(planted), most)
 
 
 def first_and_counted(texts: Sequence[str], total: int | None = None, most: int = MOST_NAMED,

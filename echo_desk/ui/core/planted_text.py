@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from echo_desk.common.visible_text import visible
 from echo_desk.i18n import N_, _, ngettext
 from echo_desk.tools.planted import Change, Planted
-from echo_desk.tools.planted_told import MOST_NAMED, most_telling_first
+from echo_desk.tools.planted_told import the_named
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -53,7 +53,7 @@ def put_aside_lines(folder: str, planted: Sequence[Planted], more: int = 0) -> l
     notice, a tooltip or Activity's details. Up to ``MOST_NAMED`` of them (the most telling, when
     there are more), then how many more (with ``more``: entries a stored list already left out):
     an audit row keeps up to 500, and a tooltip of a thousand lines covers the screen."""
-    shown = planted if len(planted) <= MOST_NAMED else most_telling_first(planted)[:MOST_NAMED]
+    shown = the_named(planted)
     lines = []
     for item in shown:
         path = visible(item.full(folder), one_line=True)
