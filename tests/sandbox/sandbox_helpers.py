@@ -17,9 +17,10 @@ import stat
 import subprocess
 import tempfile
 import threading
+import time
 import uuid
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -468,3 +469,23 @@ def shown_in_chinese(error: str) -> str:
         return i18n.shown(error)
     finally:
         i18n.set_language(previous)
+
+
+def wait_for(condition: Callable[[], object], what: str, seconds: float = 60.0) -> None:
+    """Wait until ``condition()`` holds, at most ``seconds``; past it the test fails saying ``what``."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)
+
+
+def process_running(token: str) -> bool:
+    """Some process's command line holds ``token`` (a sandboxed process started by a child still runs)."""
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if token.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    return True
+            except OSError:
+                continue
+    return False

@@ -9,12 +9,11 @@ import pickle
 import signal
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import Jail, requires_bwrap
+from sandbox_helpers import Jail, process_running, requires_bwrap, wait_for
 
 from echo_desk.agent.owed_checks import make_owed_checks
 from echo_desk.runtime import Runtime
@@ -38,25 +37,6 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(CHILD.parent)])}
 
 
-def _wait(condition, what: str, seconds: float = 60.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.02)
-
-
-def _running(token: str) -> bool:
-    """Some process's command line holds ``token`` (the sandboxed shell still runs)."""
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                if token.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
-                    return True
-            except OSError:
-                continue
-    return False
-
-
 def _audit_rows(data: Path) -> list[dict[str, object]]:
     log = AuditLog(data / "audit.sqlite3")
     try:
@@ -70,12 +50,12 @@ def test_a_check_owed_by_an_echo_desk_killed_while_its_command_ran_is_made_at_th
     token = f"owed-{uuid.uuid4().hex}"
     child = subprocess.Popen(_child("kill", jail, token), env=_env())
     try:
-        _wait(lambda: (jail.workspace / "started").exists() or child.poll() is not None, "the command never ran")
+        wait_for(lambda: (jail.workspace / "started").exists() or child.poll() is not None, "the command never ran")
         assert child.poll() is None, "the child ended before it was killed"
     finally:
         os.kill(child.pid, signal.SIGKILL)
         child.wait()
-    _wait(lambda: not _running(token), "the sandbox outlived the killed Echo Desk")
+    wait_for(lambda: not process_running(token), "the sandbox outlived the killed Echo Desk")
     assert (jail.workspace / ".envrc").read_text() == "evil\n"  # nobody checked: it is still there
 
     data = jail.own_dirs[1]

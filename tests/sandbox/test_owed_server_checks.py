@@ -11,12 +11,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
-from sandbox_helpers import Jail, requires_bwrap
+from sandbox_helpers import Jail, process_running, requires_bwrap, wait_for
 from test_mcp_sandbox import _engine_with_probe, _probe
 
 from echo_desk.runtime import AUDIT_FILE, Runtime
@@ -29,25 +27,6 @@ CHILD = Path(__file__).with_name("owed_server_child.py")
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _wait(condition: Callable[[], object], what: str, seconds: float = 60.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.02)
-
-
-def _running(token: str) -> bool:
-    """Some process's command line holds ``token`` (the sandboxed server still runs)."""
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                if token.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
-                    return True
-            except OSError:
-                continue
-    return False
-
-
 def _killed_while_the_server_ran(jail: Jail) -> Path:
     """A child Echo Desk whose sandboxed server planted ``.envrc``, killed with it still running."""
     token = f"owed-server-{uuid.uuid4().hex}"
@@ -58,12 +37,12 @@ def _killed_while_the_server_ran(jail: Jail) -> Path:
     try:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "started", "the child's server did not start"
-        _wait(planted.exists, "the server did not plant")
+        wait_for(planted.exists, "the server did not plant")
         assert child.poll() is None, "the child ended before it was killed"
     finally:
         os.kill(child.pid, signal.SIGKILL)
         child.wait()
-    _wait(lambda: not _running(token), "the sandboxed server outlived the killed Echo Desk")
+    wait_for(lambda: not process_running(token), "the sandboxed server outlived the killed Echo Desk")
     assert planted.read_text() and planted.exists()  # nobody checked: it is still there
     return planted
 
